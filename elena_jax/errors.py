@@ -1,0 +1,51 @@
+"""The errors elena_jax raises, and where in the user's code they point.
+
+Every error about the user's program names the user's source line: the
+innermost stack frame that is neither elena_jax's nor NumPy's nor JAX's.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import sysconfig
+
+import numpy as np
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_SKIPPED = (
+    _PACKAGE_DIR + os.sep,
+    os.path.dirname(os.path.abspath(np.__file__)) + os.sep,
+    sysconfig.get_paths()["stdlib"] + os.sep,
+)
+
+
+class UnsupportedError(NotImplementedError):
+    """A construct elena_jax cannot trace: it refuses instead of guessing."""
+
+
+class ConcretizationError(UnsupportedError, TypeError):
+    """Python needed a concrete value of a traced array (data-dependent control flow).
+
+    As JAX's ``ConcretizationTypeError``: ``if``, ``while``, ``int()``,
+    ``float()`` or ``bool()`` on a traced value cannot be decided at trace time.
+    """
+
+
+def user_location() -> str:
+    """``file:line`` and source text of the innermost user frame."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen"):
+            text = linecache.getline(name, frame.f_lineno).strip()
+            where = f"{name}:{frame.f_lineno}"
+            return f"{where}: {text}" if text else where
+        frame = frame.f_back
+    return "<unknown location>"
+
+
+def located(exc_type: type[BaseException], message: str) -> BaseException:
+    """An exception of NumPy's type whose message ends with the user's line."""
+    return exc_type(f"{message}\n  at {user_location()}")

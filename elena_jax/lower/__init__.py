@@ -1,0 +1,56 @@
+"""Lowering: a recorded Program becomes a pure JAX function.
+
+``lower(program)`` returns ``run(*inputs) -> (outputs, finals)``: ``inputs``
+are the values of the program's argument storages, ``outputs`` the result
+leaves, ``finals`` the final value of every storage the program mutated. The
+storages' values are threaded through the ops in program order; every read is
+memory.read of the storage's current value, every write replaces the value by
+memory.write. This is the only package, with _api, that imports JAX.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax.numpy as jnp
+
+
+from ..ir import Const, Program
+from . import abstract, memory  # noqa: F401 (abstract registers a hook)
+from .rules import RULES, to_value
+
+
+def lower(program: Program) -> Callable:
+    mutated = [s for s in program.inputs if s in program.written()]
+
+    def run(*inputs):
+        env = {}
+
+        def value(x):
+            if isinstance(x, Const):
+                return to_value(x.value)
+            return memory.read(env[x.storage.id], x.view)
+
+        for op in program.ops:
+            if op.prim == "arg":
+                (out,) = op.outs
+                env[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
+                continue
+            ins = [value(x) for x in op.ins]
+            results = RULES[op.prim](ins, [(a.view.shape, a.storage.dtype) for a in op.outs], **op.params)
+            for acc, val in zip(op.outs, results):
+                sid = acc.storage.id
+                if sid not in env:
+                    val = jnp.broadcast_to(jnp.asarray(val).astype(acc.storage.dtype), acc.view.shape)
+                    env[sid] = val.reshape(-1)
+                else:
+                    env[sid] = memory.write(env[sid], acc.view, val)
+        outputs = [value(x) for x in program.outputs]
+        finals = [env[s.id].reshape(s.shape) for s in mutated]
+        return outputs, finals
+
+    run.mutated = [program.inputs.index(s) for s in mutated]
+    return run
+
+
+

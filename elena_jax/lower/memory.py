@@ -1,0 +1,68 @@
+"""Reads and writes of views as functional operations on a storage value.
+
+A storage's value is a flat JAX array. Reading a View that is a Box (see
+view.box) is reshape + strided ``lax.slice`` + transpose + reverse +
+broadcast: no gather. Writing a Box with unit steps is one
+``lax.dynamic_update_slice`` of the reshaped storage; a Box with steps is a
+``lax.pad`` with interior padding and a ``select`` against a constant mask
+(no scatter). Only views that are not boxes (self-overlapping
+``as_strided`` results) fall back to gather and scatter with constant indices.
+
+Invariant: ``read(write(x, v, u), v) == broadcast(u)`` and elements outside
+``v`` are unchanged, for every View ``v`` of the storage.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import view as V
+
+
+def read(flat, v: V.View):
+    """The elements of ``v`` from the flat storage value, in ``v``'s shape."""
+    if v.size == 0:
+        return jnp.zeros(v.shape, flat.dtype)
+    if v.size == flat.shape[0] and V.is_c_contiguous(v):
+        return flat.reshape(v.shape)
+    b = V.box(v, flat.shape[0])
+    if b is None:
+        return jnp.asarray(flat)[V.flat_indices(v)]
+    x = flat.reshape(b.dims)
+    if b.starts != (0,) * len(b.dims) or b.limits != b.dims or not b.unit_steps:
+        x = lax.slice(x, b.starts, b.limits, b.steps)
+    x = x.reshape([v.shape[i] for i in b.kept])
+    x = lax.transpose(x, b.perm)
+    in_order = [i for i in range(v.ndim) if i in b.kept]
+    if b.flipped:
+        x = lax.rev(x, [in_order.index(i) for i in b.flipped])
+    x = x.reshape([v.shape[i] if i in b.kept else 1 for i in range(v.ndim)])
+    return jnp.broadcast_to(x, v.shape)
+
+
+def write(flat, v: V.View, value):
+    """The storage value after writing ``value`` (broadcast to ``v``) into ``v``."""
+    value = jnp.broadcast_to(jnp.asarray(value).astype(flat.dtype), v.shape)
+    if v.size == 0:
+        return flat
+    if v.size == flat.shape[0] and V.is_c_contiguous(v):
+        return value.reshape(-1)
+    b = V.box(v, flat.shape[0])
+    if b is None or b.broadcast:
+        return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
+    in_order = [i for i in range(v.ndim) if i in b.kept]
+    u = value.reshape([v.shape[i] for i in in_order])
+    if b.flipped:
+        u = lax.rev(u, [in_order.index(i) for i in b.flipped])
+    u = lax.transpose(u, np.argsort(b.perm))
+    sliced = [(hi - lo + st - 1) // st for lo, hi, st in zip(b.starts, b.limits, b.steps)]
+    u = u.reshape(sliced)
+    x = flat.reshape(b.dims)
+    if b.unit_steps:
+        return lax.dynamic_update_slice(x, u, b.starts).reshape(-1)
+    config = [(lo, d - hi, st - 1) for lo, hi, st, d in zip(b.starts, b.limits, b.steps, b.dims)]
+    spread = lax.pad(u, jnp.zeros((), u.dtype), config)
+    mask = lax.pad(jnp.ones(u.shape, bool), False, config)
+    return lax.select(mask, spread, x).reshape(-1)

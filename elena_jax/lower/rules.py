@@ -1,0 +1,254 @@
+"""Lowering rules: one JAX implementation per recorded primitive.
+
+A rule is ``rule(ins, outs, **params) -> list of values``: ``ins`` are the
+JAX values of the op's operands (views already read), ``outs`` the
+``(shape, dtype)`` of each written view. Rules compute values only; the
+caller (lower/__init__) writes them into storages, broadcasting and casting
+to the storage's dtype as NumPy's assignment does.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+RULES: dict[str, Callable] = {}
+
+
+def rule(name: str):
+    def register(f: Callable) -> Callable:
+        RULES[name] = f
+        return f
+
+    return register
+
+
+# --- values without computation ------------------------------------------------
+
+
+@rule("copy")
+def copy(ins, outs):
+    return [ins[0]]
+
+
+@rule("full")
+def full(ins, outs, value):
+    (shape, dtype), = outs
+    return [jnp.full(shape, value, dtype)]
+
+
+@rule("reshape")
+def reshape(ins, outs):
+    return [ins[0].reshape(outs[0][0])]
+
+
+@rule("select")
+def select(ins, outs):
+    mask, src, dst = ins
+    return [jnp.where(mask, jnp.asarray(src).astype(dst.dtype), dst)]
+
+
+# --- ufuncs --------------------------------------------------------------------
+
+
+def _int_safe(f: Callable) -> Callable:
+    """NumPy's integer division by zero gives 0 (XLA's is undefined)."""
+
+    def g(a, b):
+        if jnp.issubdtype(a.dtype, jnp.integer) or a.dtype == bool:
+            zero = b == 0
+            r = f(a, jnp.where(zero, jnp.ones_like(b), b))
+            return tuple(jnp.where(zero, 0, x) for x in r) if isinstance(r, tuple) else jnp.where(zero, 0, r)
+        return f(a, b)
+
+    return g
+
+
+UFUNC_IMPL: dict[str, Callable] = {
+    "floor_divide": _int_safe(jnp.floor_divide),
+    "remainder": _int_safe(jnp.remainder),
+    "fmod": _int_safe(jnp.fmod),
+    "divmod": _int_safe(jnp.divmod),
+}
+
+
+def ufunc_impl(name: str) -> Callable:
+    return UFUNC_IMPL.get(name) or getattr(jnp, name)
+
+
+@rule("ufunc")
+def ufunc(ins, outs, name, loop, masked=False):
+    n = len(loop)
+    args = [jnp.asarray(x).astype(d) for x, d in zip(ins[:n], loop)]
+    res = ufunc_impl(name)(*args)
+    res = list(res) if isinstance(res, tuple) else [res]
+    res = [r.astype(d) for r, (_, d) in zip(res, outs)]
+    if masked:
+        mask, old = ins[n], ins[n + 1 :]
+        res = [jnp.where(mask, r, o) for r, o in zip(res, old)]
+    return res
+
+
+_REDUCERS = {
+    "add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max, "minimum": jnp.min,
+    "fmax": jnp.nanmax, "fmin": jnp.nanmin, "logical_and": jnp.all, "logical_or": jnp.any,
+}
+_IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
+             "logical_xor": False, "bitwise_or": 0, "bitwise_xor": 0, "bitwise_and": -1}
+
+
+@rule("reduce")
+def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
+    x = jnp.asarray(ins[0])
+    if name not in ("logical_and", "logical_or", "logical_xor"):
+        x = x.astype(dtype)
+    else:
+        x = x.astype(bool)
+    fill = initial if initial is not None else _IDENTITY.get(name)
+    if masked:
+        x = jnp.where(ins[1], x, jnp.asarray(fill).astype(x.dtype))
+    if name in _REDUCERS:
+        r = _REDUCERS[name](x, axis=axes, keepdims=keepdims)
+    elif name == "logical_xor":
+        r = jnp.sum(x, axis=axes, keepdims=keepdims) % 2 == 1
+    else:
+        r = getattr(jnp, name).reduce(x, axis=axes, keepdims=keepdims)
+    if initial is not None:
+        r = ufunc_impl(name)(r, jnp.asarray(initial).astype(r.dtype))
+    return [r.astype(dtype)]
+
+
+@rule("accumulate")
+def accumulate(ins, outs, name, axis, dtype):
+    x = jnp.asarray(ins[0]).astype(dtype)
+    fn = {"add": jnp.cumsum, "multiply": jnp.cumprod}.get(name)
+    if fn is not None:
+        return [fn(x, axis=axis)]
+    op = {"maximum": lax.cummax, "minimum": lax.cummin, "logical_and": lax.cummin,
+          "logical_or": lax.cummax}[name]
+    return [op(x, axis=axis)]
+
+
+# --- indexing -------------------------------------------------------------------
+
+
+def build_key(template, arrays):
+    key = []
+    for k in template:
+        if isinstance(k, tuple) and k[0] == "slice":
+            key.append(slice(*k[1:]))
+        elif isinstance(k, tuple):
+            key.append(jnp.asarray(arrays[k[1]]))
+        else:
+            key.append(k)
+    return tuple(key)
+
+
+@rule("getitem")
+def getitem(ins, outs, key):
+    x, *arrays = ins
+    return [jnp.asarray(x)[build_key(key, arrays)]]
+
+
+@rule("setitem")
+def setitem(ins, outs, key):
+    x, *arrays, value = ins
+    x = jnp.asarray(x)
+    return [x.at[build_key(key, arrays)].set(jnp.asarray(value).astype(x.dtype))]
+
+
+@rule("mask_set")
+def mask_set(ins, outs):
+    x, mask, value = ins
+    mask = jnp.asarray(mask).reshape(mask.shape + (1,) * (x.ndim - mask.ndim))
+    return [jnp.where(mask, jnp.asarray(value).astype(x.dtype).reshape(()), x)]
+
+
+_AT = {"add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}
+
+
+@rule("ufunc_at")
+def ufunc_at(ins, outs, name, key, loop, n_key):
+    x = jnp.asarray(ins[0])
+    arrays = ins[1 : 1 + n_key]
+    k = build_key(key, arrays)
+    if name in _AT and len(ins) > 1 + n_key:
+        value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
+        ref = x.astype(loop[0]).at[k]
+        return [getattr(ref, _AT[name])(value).astype(x.dtype)]
+    if name == "subtract":
+        value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
+        return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
+    raise NotImplementedError(f"np.{name}.at")
+
+
+def to_value(x):
+    """A JAX value for a constant operand (its NumPy dtype kept exactly)."""
+    return jnp.asarray(np.asarray(x))
+
+
+# --- joins and selections -------------------------------------------------------------
+
+
+@rule("where")
+def where(ins, outs):
+    cond, x, y = ins
+    (_, dtype), = outs
+    return [jnp.where(cond, jnp.asarray(x).astype(dtype), jnp.asarray(y).astype(dtype))]
+
+
+@rule("concatenate")
+def concatenate(ins, outs, axis, dtype):
+    return [jnp.concatenate([jnp.asarray(x).astype(dtype) for x in ins], axis=axis)]
+
+
+@rule("argreduce")
+def argreduce(ins, outs, name, axis, keepdims):
+    return [getattr(jnp, name)(ins[0], axis=axis, keepdims=keepdims)]
+
+
+@rule("sort")
+def sort(ins, outs, axis, kind=None):
+    return [jnp.sort(ins[0], axis=axis, stable=True)]
+
+
+# --- the generic op: jax.numpy.<name> ----------------------------------------------------
+
+
+def resolve(name: str):
+    fn = jnp
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+def rebuild(template, operands):
+    """The call's arguments with the marked operands filled in."""
+
+    def fill(t):
+        if t[0] == "arr":
+            return operands[t[1]]
+        if t[0] == "seq":
+            seq = [fill(x) for x in t[2]]
+            return tuple(seq) if t[1] == "tuple" else seq
+        return t[1]
+
+    args, kwargs = template
+    return [fill(a) for a in args], {k: fill(v) for k, v in kwargs}
+
+
+@rule("jnp")
+def jnp_call(ins, outs, name, template, multiple=None):
+    args, kwargs = rebuild(template, [jnp.asarray(x) for x in ins])
+    res = resolve(name)(*args, **kwargs)
+    res = list(res) if isinstance(res, (tuple, list)) else [res]
+    return [jnp.asarray(r).astype(d) for r, (_, d) in zip(res, outs)]
+
+
+@rule("bitcast")
+def bitcast(ins, outs):
+    (_, dtype), = outs
+    return [lax.bitcast_convert_type(ins[0], dtype)]

@@ -1,0 +1,27 @@
+"""The NumPy namespace on tracers: importing it registers every rule.
+
+Each module maps part of NumPy's API onto recorded ops (ufuncs, indexing,
+creation, functions, methods). The set of covered names is `supported()`,
+read from the rule tables themselves so it cannot go stale.
+"""
+
+from __future__ import annotations
+
+from ..tracer import FUNCTIONS, UFUNCS
+from . import creation, functions, indexing, methods, ufuncs  # noqa: F401 (registration)
+from .creation import intercepting
+
+
+def supported() -> list[str]:
+    """Every NumPy name elena_jax traces, sorted."""
+    names = {f"numpy.{n}" for n in UFUNCS if n not in ("reduce", "accumulate", "outer", "at")}
+    names |= {f"numpy.ufunc.{m}" for m in ("reduce", "accumulate", "outer", "at")}
+    for f in FUNCTIONS:
+        module = getattr(f, "__module__", "numpy") or "numpy"
+        prefix = "numpy.linalg" if "linalg" in module else "numpy.lib.stride_tricks" if "stride" in module else "numpy"
+        names.add(f"{prefix}.{f.__name__}")
+    names |= {f"numpy.{n}" for n in creation.CREATION}
+    return sorted(names)
+
+
+__all__ = ["intercepting", "supported"]

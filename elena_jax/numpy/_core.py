@@ -1,0 +1,85 @@
+"""Shared helpers of the NumPy namespace: registration, operands, casting.
+
+Rules here turn NumPy calls on tracers into recorded ops. They decide result
+shapes and dtypes with NumPy's own machinery (``ufunc.resolve_dtypes``,
+``np.result_type``, ``np.broadcast_shapes``) so that NumPy stays the oracle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import UnsupportedError, located
+from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
+
+
+def implements(*funcs: Callable) -> Callable:
+    """Register a rule for NumPy functions reached through ``__array_function__``."""
+
+    def register(rule: Callable) -> Callable:
+        for f in funcs:
+            FUNCTIONS[f] = rule
+        return rule
+
+    return register
+
+
+def trace_of(*values: Any) -> Trace:
+    """The trace of the first tracer among ``values`` (or the current one)."""
+    for v in values:
+        if isinstance(v, Tracer):
+            return v.trace
+        if isinstance(v, (list, tuple)):
+            for w in v:
+                if isinstance(w, Tracer):
+                    return w.trace
+    trace = current_trace()
+    if trace is None:
+        raise located(UnsupportedError, "elena_jax rule called outside a traced call")
+    return trace
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else np.shape(x)
+
+
+def dtype_of(x: Any) -> Any:
+    """The dtype for promotion: Python scalars stay "weak" (their type)."""
+    if isinstance(x, Tracer):
+        return {"b": bool, "i": int, "f": float, "c": complex}[x.dtype.kind] if x.weak else x.dtype
+    if isinstance(x, bool):
+        return np.dtype(bool)
+    if isinstance(x, (int, float, complex)):
+        return type(x)
+    return np.asarray(x).dtype
+
+
+def result_dtype(*xs: Any) -> np.dtype:
+    """NumPy 2's promotion of the operands (Python scalars weak)."""
+    return np.result_type(*[x if not isinstance(x, Tracer) else x.dtype for x in xs])
+
+
+def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
+    """A tracer unchanged; a constant cast as NumPy casts it (raising like NumPy)."""
+    if isinstance(x, Tracer):
+        return x
+    return np.asarray(np.array(x, dtype=dtype) if isinstance(x, (int, float, complex)) else x)
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " ".join(str(tuple(s)) for s in shapes)
+        raise located(ValueError, f"operands could not be broadcast together with shapes {listed}") from None
+
+
+def check_dtype_supported(dtype: np.dtype) -> None:
+    if dtype.kind not in "biufc":
+        raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax")
+
+
+def fresh(trace: Trace, prim: str, ins, shape, dtype, **params) -> Tracer:
+    return trace.define(prim, ins, shape, np.dtype(dtype), **params)

@@ -1,0 +1,223 @@
+"""Creation functions, and the scoped interception that makes them traced.
+
+``np.zeros((n, 4))`` takes no array argument, so ``__array_function__`` never
+sees it. While a trace is active, the creation functions of the ``numpy``
+module are replaced by dispatchers that build traced arrays -- but only for
+calls made on the tracing thread from outside NumPy, JAX and elena_jax; every
+other call (another thread, NumPy's own internals, our rules) reaches the
+original function. The originals are restored when the last trace ends.
+
+Design note: rebinding the user function's globals would miss helpers in
+other modules and ``np`` passed around as a value; patching the module
+attribute covers them. Names bound by ``from numpy import zeros`` before the
+call are not intercepted: they return NumPy arrays, and writing a traced value
+into one raises a clear error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import threading
+
+import numpy as np
+
+from ..errors import ConcretizationError, _SKIPPED, user_location
+from ..tracer import Tracer, current_trace
+from ._core import fresh, implements, result_dtype, trace_of
+
+CREATION: dict[str, callable] = {}
+
+
+def creation(name: str):
+    def register(impl):
+        CREATION[name] = impl
+        return impl
+
+    return register
+
+
+def _shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, Tracer):
+        raise ConcretizationError(f"an array shape cannot be a traced value\n  at {user_location()}")
+    return tuple(int(s) for s in shape) if np.iterable(shape) else (int(shape),)
+
+
+@creation("zeros")
+def zeros(shape, dtype=float, order="C", *, like=None):
+    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=0)
+
+
+@creation("empty")
+def empty(shape, dtype=float, order="C", *, like=None):
+    return zeros(shape, dtype)
+
+
+@creation("ones")
+def ones(shape, dtype=float, order="C", *, like=None):
+    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=1)
+
+
+@creation("full")
+def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    if dtype is None:
+        dtype = fill_value.dtype if isinstance(fill_value, Tracer) else np.array(fill_value).dtype
+    if isinstance(fill_value, Tracer):
+        return fresh(fill_value.trace, "copy", [fill_value], _shape(shape), np.dtype(dtype))
+    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=fill_value)
+
+
+def _like(name, value):
+    def impl(a, dtype=None, order="K", subok=True, shape=None, **kw):
+        dtype = np.dtype(dtype) if dtype is not None else (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype)
+        shape = _shape(shape) if shape is not None else np.shape(a) if not isinstance(a, Tracer) else a.shape
+        fill = kw.get("fill_value", value)
+        return full(shape, fill, dtype)
+
+    impl.__name__ = name
+    return impl
+
+
+for _name, _value in {"zeros_like": 0, "ones_like": 1, "empty_like": 0, "full_like": None}.items():
+    _impl = _like(_name, _value)
+    if _name == "full_like":
+        _impl = (lambda f: lambda a, fill_value, dtype=None, order="K", subok=True, shape=None:
+                 f(a, dtype, order, subok, shape, fill_value=fill_value))(_impl)
+    CREATION[_name] = _impl
+    implements(getattr(np, _name))(_impl)
+
+
+def constant(value: np.ndarray) -> Tracer:
+    """A traced array holding a value known at trace time."""
+    value = np.asarray(value)
+    return fresh(trace_of(), "copy", [value], value.shape, value.dtype)
+
+
+def _static(*xs):
+    if any(isinstance(x, Tracer) for x in xs):
+        raise ConcretizationError(f"the arguments of this creation function set the output shape "
+                                  f"and cannot be traced\n  at {user_location()}")
+
+
+@creation("arange")
+def arange(*args, dtype=None, like=None, **kw):
+    _static(*args, *kw.values())
+    return constant(ORIGINALS["arange"](*args, dtype=dtype, **kw))
+
+
+def _constant_function(name):
+    def impl(*args, **kwargs):
+        _static(*args, *kwargs.values())
+        return constant(ORIGINALS[name](*args, **kwargs))
+
+    return impl
+
+
+for _name in ("eye", "identity", "tri", "indices"):
+    CREATION[_name] = _constant_function(_name)
+
+
+@creation("linspace")
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, **kw):
+    if isinstance(start, Tracer) or isinstance(stop, Tracer):
+        from .functions import traced_linspace  # traced ends: computed, not constant
+
+        return traced_linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    out = ORIGINALS["linspace"](start, stop, num, endpoint, retstep, dtype, axis)
+    return (constant(out[0]), out[1]) if retstep else constant(out)
+
+
+def _has_tracer(obj) -> bool:
+    if isinstance(obj, Tracer):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_has_tracer(x) for x in obj)
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for x in obj:
+            yield from _leaves(x)
+    else:
+        yield obj
+
+
+def _assemble(obj, dtype):
+    if isinstance(obj, (list, tuple)):
+        return np.stack([_assemble(x, dtype) for x in obj])
+    if isinstance(obj, Tracer):
+        return obj.astype(dtype)
+    return constant(np.array(obj, dtype=dtype))
+
+
+@creation("array")
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    if _has_tracer(obj):
+        if dtype is None:  # NB: in array coercion Python scalars are not weak
+            dtype = result_dtype(*[x if isinstance(x, Tracer) else np.asarray(x).dtype
+                                   for x in _leaves(obj)])
+        out = _assemble(obj, np.dtype(dtype))
+        if out is obj and copy:
+            out = out.copy()
+    else:
+        out = constant(ORIGINALS["array"](obj, dtype=dtype, copy=True, order=order))
+    while out.ndim < ndmin:
+        out = out[None]
+    return out
+
+
+@creation("asarray")
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, like=None):
+    if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy:
+        return a
+    return array(a, dtype=dtype, copy=bool(copy))
+
+
+CREATION["asanyarray"] = asarray
+
+
+@creation("ascontiguousarray")
+def ascontiguousarray(a, dtype=None, *, like=None):
+    a = asarray(a, dtype)
+    return a if a.flags.c_contiguous else a.copy()
+
+
+# --- the scoped interception -------------------------------------------------------
+
+ORIGINALS: dict[str, callable] = {name: getattr(np, name) for name in CREATION}
+_lock = threading.Lock()
+_depth = 0
+
+
+def _dispatcher(name, original, impl):
+    @functools.wraps(original)
+    def dispatch(*args, **kwargs):
+        if current_trace() is not None:
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.startswith(_SKIPPED) and "/jax/" not in caller:
+                return impl(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    return dispatch
+
+
+_DISPATCHERS = {name: _dispatcher(name, ORIGINALS[name], impl) for name, impl in CREATION.items()}
+
+
+@contextlib.contextmanager
+def intercepting():
+    """Route the ``numpy`` module's creation functions to traced versions."""
+    global _depth
+    with _lock:
+        if _depth == 0:
+            for name, dispatch in _DISPATCHERS.items():
+                setattr(np, name, dispatch)
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                for name, original in ORIGINALS.items():
+                    setattr(np, name, original)

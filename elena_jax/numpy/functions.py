@@ -1,0 +1,453 @@
+"""NumPy functions on tracers: views, joins, reductions, and the rest.
+
+View functions (``np.reshape``, ``np.transpose``, ``np.broadcast_to`` ...)
+return views exactly when NumPy does, through the View algebra. Functions
+that return fresh arrays record one op. Most record the generic ``jnp`` op --
+"apply ``jax.numpy.<name>`` to these operands" -- whose result shape comes
+from JAX's abstract evaluation and whose dtype comes from NumPy itself, run on
+a one-element stand-in of each operand, so dtypes are NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import view as V
+from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..tracer import HOOKS, Tracer
+from ._core import fresh, implements, result_dtype, shape_of, trace_of
+from .creation import asarray, constant
+from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
+
+
+def _arr(x) -> Tracer:
+    return x if isinstance(x, Tracer) else asarray(x)
+
+
+# --- views ---------------------------------------------------------------------
+
+
+@implements(np.reshape)
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    a = _arr(a)
+    out = a.reshape(shape if shape is not None else newshape, order=order)
+    return out.copy() if copy else out
+
+
+@implements(np.ravel)
+def ravel(a, order="C"):
+    return _arr(a).ravel(order)
+
+
+@implements(np.transpose)
+def transpose(a, axes=None):
+    return _arr(a).transpose(axes)
+
+
+@implements(np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    return _arr(a).swapaxes(axis1, axis2)
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    a = _arr(a)
+    return a.view_of(V.moveaxis(a.view, source, destination))
+
+
+@implements(np.squeeze)
+def squeeze(a, axis=None):
+    return _arr(a).squeeze(axis)
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    a = _arr(a)
+    return a.view_of(V.expand_dims(a.view, axis))
+
+
+@implements(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return _arr(a).diagonal(offset, axis1, axis2)
+
+
+@implements(np.broadcast_to)
+def broadcast_to(array, shape, subok=False):
+    a = _arr(array)
+    try:
+        new = V.broadcast_to(a.view, shape if np.iterable(shape) else (shape,))
+    except ValueError as e:
+        raise located(ValueError, str(e)) from None
+    return a.view_of(new, writeable=False)  # NB: NumPy's broadcast views are read-only
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    shape = np.broadcast_shapes(*map(shape_of, args))
+    return tuple(broadcast_to(a, shape) for a in args)
+
+
+@implements(np.lib.stride_tricks.as_strided)
+def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+    x = _arr(x)
+    shape = x.shape if shape is None else tuple(shape)
+    strides = x.strides if strides is None else tuple(strides)
+    if any(s % x.itemsize for s in strides):
+        raise located(UnsupportedError, "as_strided with strides that are not whole elements")
+    new = V.View.make(shape, [s // x.itemsize for s in strides], x.view.offset)
+    lo, hi = new.span()
+    if lo < 0 or hi > x.storage.size:
+        raise located(UnsupportedError, "as_strided view outside its storage (NumPy would read arbitrary memory)")
+    return x.view_of(new, writeable=writeable and x.writeable)
+
+
+def _atleast(n):
+    def impl(*arys):
+        outs = []
+        for a in arys:
+            a = _arr(a)
+            if a.ndim < n:
+                a = a[{1: (None,), 2: (None,) * (2 - a.ndim) + (...,), 3: None}[n]] if n < 3 else \
+                    a.reshape({0: (1, 1, 1), 1: (1, a.size, 1), 2: a.shape + (1,)}[a.ndim])
+                if n == 1:
+                    a = a.reshape(1)
+            outs.append(a)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return impl
+
+
+implements(np.atleast_1d)(_atleast(1))
+implements(np.atleast_2d)(_atleast(2))
+implements(np.atleast_3d)(_atleast(3))
+
+
+# --- copies ----------------------------------------------------------------------
+
+
+@implements(np.copy)
+def copy(a, order="K", subok=False):
+    return HOOKS["copy"](_arr(a))
+
+
+def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    dtype = np.dtype(dtype)
+    if not np.can_cast(a.dtype, dtype, casting):
+        raise located(TypeError, f"Cannot cast array data from {a.dtype!r} to {dtype!r} "
+                      f"according to the rule {casting!r}")
+    if dtype == a.dtype and not copy:
+        return a
+    return fresh(a.trace, "copy", [a], a.shape, dtype)
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = [_arr(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [a.ravel() for a in arrays], 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise located(ValueError, "zero-dimensional arrays cannot be concatenated")
+    axis = V.normalize_axis(axis, nd)
+    for a in arrays:
+        if a.ndim != nd or any(x != y for i, (x, y) in enumerate(zip(a.shape, arrays[0].shape)) if i != axis):
+            raise located(ValueError, "all the input array dimensions except for the concatenation axis "
+                          f"must match exactly, but shapes are {arrays[0].shape} and {a.shape}")
+    res_dtype = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    return _result(trace_of(*arrays), "concatenate", arrays, tuple(shape), res_dtype, out,
+                   dict(axis=axis, dtype=res_dtype))
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = [_arr(a) for a in arrays]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise located(ValueError, "all input arrays must have the same shape")
+    axis = V.normalize_axis(axis, arrays[0].ndim + 1)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype, casting)
+
+
+@implements(np.vstack)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate([np.atleast_2d(a) for a in tup], 0, dtype=dtype)
+
+
+@implements(np.hstack)
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [np.atleast_1d(a) for a in tup]
+    return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype=dtype)
+
+
+@implements(np.dstack)
+def dstack(tup):
+    return concatenate([np.atleast_3d(a) for a in tup], 2)
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    return concatenate([_arr(a).reshape(-1, 1) if np.ndim(a) < 2 and not isinstance(a, Tracer) or
+                        isinstance(a, Tracer) and a.ndim < 2 else _arr(a) for a in tup], 1)
+
+
+@implements(np.where)
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        raise ConcretizationError(f"np.where(condition) has a data-dependent output shape\n  at {user_location()}")
+    trace = trace_of(condition, x, y)
+    with numpy_errors():
+        dtype = np.result_type(*[v.dtype if isinstance(v, Tracer) else v for v in (x, y)])
+    shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
+    return fresh(trace, "where", [condition, x, y], shape, dtype)
+
+
+@implements(np.clip)
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
+    lo = a_min if a_min is not np._NoValue else min
+    hi = a_max if a_max is not np._NoValue else max
+    lo = None if lo is np._NoValue else lo
+    hi = None if hi is np._NoValue else hi
+    if lo is None and hi is None:
+        raise located(ValueError, "One of max or min must be given")
+    # NB: NumPy 2 implements clip as the ufunc np._core.umath.clip
+    if lo is None:
+        return np.minimum(a, hi, out=out, **kw)
+    if hi is None:
+        return np.maximum(a, lo, out=out, **kw)
+    return np._core.umath.clip(a, lo, hi, out=out, **kw)
+
+
+# --- reductions ------------------------------------------------------------------
+
+
+def _reduction(ufunc):
+    def impl(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        return ufunc.reduce(_arr(a), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                            initial=initial, where=where)
+
+    return impl
+
+
+for _f, _u in [(np.sum, np.add), (np.prod, np.multiply), (np.max, np.maximum), (np.amax, np.maximum),
+               (np.min, np.minimum), (np.amin, np.minimum)]:
+    implements(_f)(_reduction(_u))
+
+
+def _bool_reduction(ufunc):
+    def impl(a, axis=None, out=None, keepdims=False, *, where=True):
+        return ufunc.reduce(_arr(a), axis=axis, dtype=bool, out=out, keepdims=keepdims, where=where)
+
+    return impl
+
+
+implements(np.any)(_bool_reduction(np.logical_or))
+implements(np.all)(_bool_reduction(np.logical_and))
+
+
+@implements(np.mean)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _arr(a)
+    axes = reduce_axes(axis, a.ndim)
+    if dtype is None:
+        dtype = np.dtype("f8") if a.dtype.kind in "biu" else a.dtype
+    total = np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims, where=where)
+    count = np.sum(np.broadcast_to(where, a.shape), axis=axes, keepdims=keepdims) if where is not True \
+        else int(np.prod([a.shape[i] for i in axes]))
+    with np.errstate(all="ignore"):
+        return np.true_divide(total, count, out=out, casting="unsafe", dtype=dtype)
+
+
+def _arg_reduction(name):
+    def impl(a, axis=None, out=None, *, keepdims=False):
+        a = _arr(a)
+        if a.size == 0:
+            raise located(ValueError, f"attempt to get {name} of an empty sequence")
+        axes = reduce_axes(axis, a.ndim)
+        shape = reduced_shape(a.shape, axes, keepdims) if axis is not None else \
+            ((1,) * a.ndim if keepdims else ())
+        return _result(a.trace, "argreduce", [a], shape, np.dtype(np.intp), out,
+                       dict(name=name, axis=None if axis is None else axes[0], keepdims=keepdims))
+
+    return impl
+
+
+implements(np.argmax)(_arg_reduction("argmax"))
+implements(np.argmin)(_arg_reduction("argmin"))
+
+
+def _scan(ufunc):
+    def impl(a, axis=None, dtype=None, out=None):
+        a = _arr(a)
+        if axis is None:
+            a, axis = a.ravel(), 0
+        if dtype is None and a.dtype.kind in "biu" and a.dtype.itemsize < 8:
+            dtype = np.dtype("u8" if a.dtype.kind == "u" else "i8")
+        return ufunc.accumulate(a, axis=axis, dtype=dtype, out=out)
+
+    return impl
+
+
+implements(np.cumsum)(_scan(np.add))
+implements(np.cumprod)(_scan(np.multiply))
+
+
+# --- everything else: apply jax.numpy.<name> -----------------------------------------
+
+
+def _stand_in(x):
+    if isinstance(x, Tracer):
+        return np.zeros((1,) * x.ndim, x.dtype)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_stand_in(v) for v in x)
+    return x
+
+
+def _numpy_dtypes(func, args, kwargs):
+    """NumPy's result dtype(s), from running ``func`` on one-element stand-ins."""
+    try:
+        with np.errstate(all="ignore"):
+            r = func(*_stand_in(list(args)), **{k: _stand_in(v) for k, v in kwargs.items()})
+    except Exception:
+        return None
+    return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
+
+
+def jnp_function(func, name: str | None = None):
+    """Record ``func`` as the generic op: ``jax.numpy.<name>`` on these operands."""
+    name = name or func.__name__
+
+    def impl(*args, **kwargs):
+        trace = trace_of(*args, *kwargs.values())
+        operands, template = [], []
+
+        def mark(x):
+            if isinstance(x, Tracer) or isinstance(x, np.ndarray):
+                operands.append(x)
+                return ("arr", len(operands) - 1)
+            if isinstance(x, (list, tuple)) and any(isinstance(v, Tracer) for v in x):
+                return ("seq", type(x).__name__, [mark(v) for v in x])
+            return ("static", x)
+
+        arg_t = [mark(a) for a in args]
+        kw_t = {k: mark(v) for k, v in kwargs.items()}
+        template = (tuple(arg_t), tuple(kw_t.items()))
+        avals = HOOKS["eval_shape"](name, template, operands)
+        dtypes = _numpy_dtypes(func, args, kwargs) or [d for _, d in avals]
+        if len(dtypes) != len(avals):
+            dtypes = [d for _, d in avals]
+        results = trace.define_many("jnp", operands, [(s, d) for (s, _), d in zip(avals, dtypes)],
+                                    name=name, template=template, multiple=len(avals) > 1 or None)
+        return tuple(results) if len(avals) > 1 else results[0]
+
+    impl.__name__ = name
+    return impl
+
+
+GENERIC = [
+    "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad", "take", "take_along_axis",
+    "sort", "argsort", "searchsorted", "round", "around", "isclose", "allclose", "nan_to_num", "diff",
+    "cross", "outer", "dot", "matmul", "vdot", "inner", "einsum", "tensordot", "trace", "triu", "tril",
+    "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "average", "count_nonzero", "std", "var",
+    "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
+    "logspace", "append", "delete", "insert", "resize", "unravel_index", "ravel_multi_index",
+    "cumulative_sum", "trapezoid", "angle", "real", "imag", "conj", "sinc", "i0",
+]
+
+for _name in GENERIC:
+    if hasattr(np, _name):
+        implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+for _name in ("norm", "det", "inv", "solve"):
+    implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+
+def _split(indices_fn):
+    def impl(ary, indices_or_sections, axis=0):
+        a = _arr(ary)
+        axis = V.normalize_axis(axis, a.ndim)
+        n = a.shape[axis]
+        if isinstance(indices_or_sections, (int, np.integer)):
+            cuts = indices_fn(n, int(indices_or_sections))
+        else:
+            cuts = list(indices_or_sections)
+        bounds = [0, *cuts, n]
+        idx = [slice(None)] * a.ndim
+        out = []
+        for lo, hi in zip(bounds, bounds[1:]):
+            idx[axis] = slice(lo, hi)
+            out.append(a[tuple(idx)])  # NB: np.split returns views
+        return out
+
+    return impl
+
+
+def _equal_sections(n, k):
+    if k <= 0 or n % k:
+        raise located(ValueError, "array split does not result in an equal division")
+    return [n // k * i for i in range(1, k)]
+
+
+def _array_sections(n, k):
+    if k <= 0:
+        raise located(ValueError, "number sections must be larger than 0.")
+    size, extra = divmod(n, k)
+    sizes = [size + 1] * extra + [size] * (k - extra)
+    return list(np.cumsum(sizes)[:-1])
+
+
+implements(np.split)(_split(_equal_sections))
+implements(np.array_split)(_split(_array_sections))
+
+
+def traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    if retstep or axis != 0:
+        raise located(UnsupportedError, "np.linspace with traced ends and retstep/axis")
+    div = (num - 1) if endpoint else num
+    steps = constant(np.arange(num, dtype=np.float64) / (div or 1))
+    start, stop = _arr(start), _arr(stop)
+    out = start[..., None] + (stop - start)[..., None] * steps
+    out = np.moveaxis(out, -1, 0)
+    return out.astype(dtype) if dtype is not None else out
+
+
+@implements(np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract, np.compress)
+def data_dependent(*args, **kwargs):
+    raise ConcretizationError(f"this function's output shape depends on the data\n  at {user_location()}")
+
+
+@implements(np.shape)
+def shape(a):
+    return shape_of(a)
+
+
+@implements(np.ndim)
+def ndim(a):
+    return len(shape_of(a))
+
+
+@implements(np.size)
+def size(a, axis=None):
+    s = shape_of(a)
+    return int(np.prod(s)) if axis is None else s[axis]
+
+
+@implements(np.shares_memory, np.may_share_memory)
+def shares_memory(a, b, max_work=None):
+    if not (isinstance(a, Tracer) and isinstance(b, Tracer)) or a.storage is not b.storage:
+        return False
+    return V.overlap(a.view, b.view)
+
+
+@implements(np.result_type)
+def result_type(*arrays_and_dtypes):
+    return result_dtype(*arrays_and_dtypes)
+
+
+@implements(np.ndim)
+def _ndim(a):
+    return len(shape_of(a))
+
+
+__all__ = ["astype", "copy", "reshape", "located", "UnsupportedError"]

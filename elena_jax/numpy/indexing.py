@@ -1,0 +1,177 @@
+"""Indexing and writes: ``a[key]``, ``a[key] = v``, copyto, fill, fill_diagonal.
+
+Basic indices are views (tracer.py); here are the copies and the writes.
+An advanced index is recorded as a *key template* -- the index tuple with each
+array replaced by ``("arr", k)``, the k-th array operand of the op -- so the
+lowering rebuilds exactly the index the user wrote and JAX applies NumPy's
+placement rules for mixed basic and advanced indices. Result shapes, bounds
+errors of constant indices and broadcasting errors come from NumPy itself, by
+indexing a zero-stride probe of the array's shape (no data is allocated).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..tracer import HOOKS, Tracer, is_basic_index
+from .. import view as V
+from ._core import as_operand, broadcast_shapes, fresh, implements, shape_of, trace_of
+from .ufuncs import numpy_errors
+
+
+def _probe(shape) -> np.ndarray:
+    return np.broadcast_to(np.empty((), np.uint8), shape)
+
+
+def split_index(trace, a: Tracer, key):
+    """The key template and its array operands (see the module docstring)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    template, arrays = [], []
+    for k in parts:
+        if k is None or k is Ellipsis or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            template.append(k)
+        elif isinstance(k, slice):
+            if not all(p is None or isinstance(p, (int, np.integer)) for p in (k.start, k.stop, k.step)):
+                raise ConcretizationError(
+                    f"a slice with traced bounds has a data-dependent shape\n  at {user_location()}")
+            template.append(("slice", k.start, k.stop, k.step))
+        else:
+            if not isinstance(k, Tracer):
+                k = np.asarray(k)
+                if k.dtype == bool:  # NB: a constant mask is its nonzero() indices
+                    for idx in np.nonzero(k):
+                        template.append(("arr", len(arrays)))
+                        arrays.append(idx)
+                    continue
+                if k.dtype.kind not in "iu" and k.size:
+                    raise located(IndexError, "arrays used as indices must be of integer (or boolean) type")
+                k = k.astype(np.intp) if k.size == 0 else k
+            elif k.dtype.kind not in "iub":
+                raise located(IndexError, "arrays used as indices must be of integer (or boolean) type")
+            template.append(("arr", len(arrays)))
+            arrays.append(k)
+    return tuple(template), arrays
+
+
+def _has_traced_mask(arrays) -> bool:
+    return any(isinstance(k, Tracer) and k.dtype == bool for k in arrays)
+
+
+def _result_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
+    """Shape of ``a[key]`` by NumPy's own rules, raising NumPy's IndexError."""
+    key = []
+    for k in template:
+        if isinstance(k, tuple) and k[0] == "slice":
+            key.append(slice(*k[1:]))
+        elif isinstance(k, tuple):
+            arr = arrays[k[1]]
+            key.append(np.zeros(arr.shape, np.intp) if isinstance(arr, Tracer) else arr)
+        else:
+            key.append(k)
+    try:
+        return _probe(a.shape)[tuple(key)].shape
+    except IndexError as e:
+        raise located(IndexError, str(e)) from None
+
+
+def getitem(a: Tracer, key) -> Tracer:
+    trace = a.trace
+    template, arrays = split_index(trace, a, key)
+    if _has_traced_mask(arrays):
+        raise ConcretizationError(
+            "boolean-mask indexing with a traced mask has a data-dependent shape; "
+            f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
+    shape = _result_shape(a, template, arrays)
+    return fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
+
+
+def setitem(a: Tracer, key, value) -> None:
+    trace = a.trace
+    a.check_writeable()
+    if is_basic_index(key):
+        target = a[key]
+        _check_value_shape(value, target.shape)
+        with numpy_errors():
+            trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
+        return
+    template, arrays = split_index(trace, a, key)
+    if _has_traced_mask(arrays):
+        mask = arrays[0]
+        if len(arrays) != 1 or template[0] != ("arr", 0) or mask.ndim > a.ndim \
+                or mask.shape != a.shape[: mask.ndim] or np.size(shape_of(value)) > 1 and np.prod(shape_of(value)) != 1:
+            raise ConcretizationError(
+                "writing through a traced boolean mask supports a[mask] = scalar with the "
+                f"mask covering the leading axes; this form has a data-dependent shape\n  at {user_location()}")
+        with numpy_errors():
+            v = as_operand(trace, value, a.dtype)
+        trace.write("mask_set", [a, mask, v], [a])
+        return
+    shape = _result_shape(a, template, arrays)
+    _check_value_shape(value, shape)
+    with numpy_errors():
+        v = as_operand(trace, value, a.dtype)
+    trace.write("setitem", [a, *arrays, v], [a], key=template)
+
+
+def _check_value_shape(value, shape) -> None:
+    vshape = shape_of(value)
+    try:
+        if np.broadcast_shapes(vshape, shape) != tuple(shape):
+            raise ValueError
+    except ValueError:
+        raise located(ValueError, f"could not broadcast input array from shape {vshape} "
+                      f"into shape {tuple(shape)}") from None
+
+
+def copy(a) -> Tracer:
+    trace = trace_of(a)
+    return fresh(trace, "copy", [a], shape_of(a), a.dtype)
+
+
+HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, Tracer):
+        raise located(UnsupportedError, "np.copyto into an array that is not traced")
+    trace = dst.trace
+    src_dtype = src.dtype if isinstance(src, Tracer) else np.result_type(src)
+    if not isinstance(src, (int, float, complex, bool)) and not np.can_cast(src_dtype, dst.dtype, casting):
+        raise located(TypeError, f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} "
+                      f"according to the rule {casting!r}")
+    _check_value_shape(src, dst.shape)
+    with numpy_errors():
+        ins = [as_operand(trace, src, dst.dtype)]
+    if where is True:
+        trace.write("copy", ins, [dst])
+    else:
+        broadcast_shapes(shape_of(where), dst.shape)
+        trace.write("select", [where, ins[0], dst], [dst])
+
+
+def fill(a: Tracer, value) -> None:
+    with numpy_errors():
+        a.trace.write("copy", [as_operand(a.trace, value, a.dtype)], [a])
+
+
+@implements(np.fill_diagonal)
+def fill_diagonal(a, val, wrap=False):
+    if a.ndim < 2:
+        raise located(ValueError, "array must be at least 2-d")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise located(ValueError, "All dimensions of input must be of equal length")
+    step = sum(a.view.strides)
+    n = min(a.shape)
+    if wrap and a.ndim == 2 and a.shape[0] > a.shape[1] + 1:
+        if not a.flags.c_contiguous:
+            raise located(UnsupportedError, "np.fill_diagonal(wrap=True) of a non-contiguous view")
+        # NB: NumPy walks the flat array with step m+1, wrapping past the square
+        target = a.reshape(-1)[:: a.shape[1] + 1]
+    else:
+        target = a.view_of(V.View.make((n,), (step,), a.view.offset))
+    val_size = int(np.prod(shape_of(val)))
+    if val_size not in (1, target.size):
+        raise located(UnsupportedError, "np.fill_diagonal with a value that repeats cyclically")
+    target[...] = np.reshape(val, target.shape if val_size == target.size else ())

@@ -1,0 +1,72 @@
+"""The ndarray methods of tracers that mirror NumPy functions.
+
+``a.sum(axis=0)`` is ``np.sum(a, axis=0)``, as in NumPy; methods with their
+own meaning (``astype``, ``copy``, ``fill``, in-place ``sort``, ``flatten``,
+``view``) are defined here too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnsupportedError, located
+from ..tracer import HOOKS, Tracer
+from .functions import astype
+from .indexing import fill
+
+
+def _mirror(func):
+    def method(self, *args, **kwargs):
+        return func(self, *args, **kwargs)
+
+    method.__name__ = func.__name__
+    return method
+
+
+MIRRORED = ["sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "cumsum",
+            "cumprod", "clip", "round", "std", "var", "ptp", "dot", "repeat", "take", "trace",
+            "nonzero", "argsort", "conj", "conjugate", "searchsorted", "compress"]
+
+for _name in MIRRORED:
+    setattr(Tracer, _name, _mirror(getattr(np, _name)))
+
+
+def copy(self, order="C"):
+    return HOOKS["copy"](self)
+
+
+def sort(self, axis=-1, kind=None, order=None):
+    """In-place sort, as ``ndarray.sort``."""
+    self.trace.write("sort", [self], [self], axis=axis)
+
+
+def flatten(self, order="C"):
+    return HOOKS["copy"](self).reshape(-1)
+
+
+def view(self, dtype=None, type=None):
+    if dtype is None or np.dtype(dtype) == self.dtype:
+        return self.view_of(self.view)
+    dtype = np.dtype(dtype)
+    if dtype.itemsize != self.itemsize:
+        raise located(UnsupportedError, "view() with a dtype of another size")
+    # A reinterpretation is a read-only copy here: writing through it is refused.
+    out = self.trace.define("bitcast", [self], self.shape, dtype)
+    out.writeable = False
+    return out
+
+
+def real(self):
+    return np.real(self) if self.dtype.kind == "c" else self
+
+
+def imag(self):
+    if self.dtype.kind == "c":
+        return np.imag(self)
+    return np.zeros_like(self)
+
+
+for _f in (astype, copy, fill, sort, flatten, view):
+    setattr(Tracer, _f.__name__, _f)
+Tracer.real = property(real)
+Tracer.imag = property(imag)

@@ -1,0 +1,209 @@
+"""Every NumPy ufunc, with ``out=``, ``where=``, ``dtype=``, ``casting=``,
+and the ufunc methods ``reduce``, ``accumulate``, ``outer`` and ``at``.
+
+The loop dtypes come from ``ufunc.resolve_dtypes`` (NumPy 2's promotion, with
+Python scalars weak); constants are cast to them here, at trace time, so that
+NumPy raises its own errors (``OverflowError`` for ``int8_array + 1000``). The
+op records the loop's input dtypes; the lowering casts to them and applies
+the JAX function of the same name, so both sides compute in NumPy's dtypes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..errors import UnsupportedError, located, user_location
+from ..tracer import UFUNCS, Tracer
+from ..view import normalize_axis
+from ._core import as_operand, broadcast_shapes, dtype_of, fresh, shape_of, trace_of
+
+# NumPy ufuncs without a JAX counterpart, or on types we refuse.
+_UNSUPPORTED = {"isnat"}
+
+
+@contextlib.contextmanager
+def numpy_errors():
+    """Let NumPy raise; add the user's line to whatever it raises."""
+    try:
+        yield
+    except (TypeError, ValueError, OverflowError) as e:
+        if not any("elena_jax" in n for n in getattr(e, "__notes__", ())):
+            e.add_note(f"elena_jax: at {user_location()}")
+        raise
+
+
+def _outs(ufunc, args, out):
+    positional = args[ufunc.nin :]
+    if positional and out is not None:
+        raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    if positional:
+        out = positional
+    if out is None:
+        return (None,) * ufunc.nout
+    if not isinstance(out, tuple):
+        out = (out,)
+    if len(out) != ufunc.nout:
+        raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+    return out
+
+
+def resolve_loop(ufunc, inputs, dtype=None, signature=None, casting="same_kind"):
+    """NumPy's loop dtypes (inputs then outputs) for these operands."""
+    if dtype is not None and signature is None:
+        signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
+    options = {"casting": casting} if signature is None else {"casting": casting, "signature": signature}
+    with numpy_errors():
+        return ufunc.resolve_dtypes(tuple(dtype_of(x) for x in inputs) + (None,) * ufunc.nout, **options)
+
+
+def _check_out(ufunc, shape, loop, o, casting):
+    if not isinstance(o, Tracer):
+        raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
+    if broadcast_shapes(shape, o.shape) != o.shape:
+        raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
+                      f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
+    if not np.can_cast(loop[ufunc.nin], o.dtype, casting):
+        with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
+            dummies = [np.ones((), d) for d in loop[: ufunc.nin]]
+            ufunc(*dummies, out=np.empty((), o.dtype), casting=casting)
+
+
+def ufunc_rule(ufunc):
+    def rule(*args, out=None, where=True, casting="same_kind", dtype=None, order="K",
+             subok=True, signature=None):
+        inputs = args[: ufunc.nin]
+        outs = _outs(ufunc, args, out)
+        trace = trace_of(*inputs, *outs, where)
+        loop = resolve_loop(ufunc, inputs, dtype, signature, casting)
+        with numpy_errors():
+            ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
+        shape = broadcast_shapes(*map(shape_of, inputs))
+        params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
+        if all(o is None for o in outs) and where is True:
+            results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], **params)
+            return results[0] if ufunc.nout == 1 else tuple(results)
+        targets = []
+        for o, d in zip(outs, loop[ufunc.nin :]):
+            if o is None:  # NB: NumPy leaves masked-out elements uninitialised
+                o = fresh(trace, "full", [], shape, d, value=0)
+            _check_out(ufunc, shape, loop, o, casting)
+            targets.append(o)
+        if where is not True:
+            broadcast_shapes(shape_of(where), targets[0].shape)
+            ins += [where, *targets]
+            params["masked"] = True
+        trace.write("ufunc", ins, targets, **params)
+        return targets[0] if ufunc.nout == 1 else tuple(targets)
+
+    return rule
+
+
+for _name in dir(np):
+    _u = getattr(np, _name)
+    if isinstance(_u, np.ufunc) and _u.__name__ not in _UNSUPPORTED and _u.signature is None:
+        UFUNCS[_u.__name__] = ufunc_rule(_u)
+UFUNCS["clip"] = ufunc_rule(np._core.umath.clip)  # NB: NumPy 2's np.clip calls this ufunc
+
+
+# --- methods -----------------------------------------------------------------
+
+_IDENTITY_FREE = {"maximum", "minimum", "fmax", "fmin"}
+
+
+def reduce_axes(axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(normalize_axis(a, ndim) for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise located(ValueError, "duplicate value in 'axis'")
+    return axes
+
+
+def reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def reduce_dtype(ufunc, a, dtype):
+    """NumPy's result dtype of ``ufunc.reduce`` (its small-int promotions included)."""
+    with numpy_errors(), np.errstate(all="ignore"):
+        return ufunc.reduce(np.ones((1,), a.dtype), dtype=dtype).dtype
+
+
+def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue,
+                 where=True):
+    trace = trace_of(a, out, where)
+    if not isinstance(a, Tracer):
+        a = fresh(trace, "copy", [np.asarray(a)], np.shape(a), np.asarray(a).dtype)
+    axes = reduce_axes(axis, a.ndim)
+    res_dtype = reduce_dtype(ufunc, a, dtype)
+    empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
+    if ufunc.identity is None and initial is np._NoValue and empty and ufunc.__name__ in _IDENTITY_FREE:
+        if where is not True:
+            raise located(ValueError, f"reduction operation '{ufunc.__name__}' does not have an identity, "
+                          "so to use a where mask one has to specify 'initial'")
+        raise located(ValueError, f"zero-size array to reduction operation {ufunc.__name__} "
+                      "which has no identity")
+    if ufunc.__name__ not in REDUCIBLE:
+        raise located(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported by elena_jax")
+    shape = reduced_shape(a.shape, axes, keepdims)
+    ins = [a] + ([where] if where is not True else [])
+    params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
+                  initial=None if initial is np._NoValue else initial, masked=where is not True)
+    return _result(trace, "reduce", ins, shape, res_dtype, out, params)
+
+
+def _result(trace, prim, ins, shape, dtype, out, params):
+    """Define a fresh result, or write it into ``out`` (NumPy's casting check)."""
+    if isinstance(out, tuple):
+        (out,) = out
+    if out is None:
+        return fresh(trace, prim, ins, shape, dtype, **params)
+    if not isinstance(out, Tracer):
+        raise located(UnsupportedError, "out= into an array that is not traced")
+    if broadcast_shapes(shape, out.shape) != out.shape:
+        raise located(ValueError, f"output parameter has shape {out.shape}, expected {shape}")
+    trace.write(prim, ins, [out], **params)
+    return out
+
+
+# Reductions the lowering implements (JAX ufuncs' reduce, or jnp's named reductions).
+REDUCIBLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
+             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
+def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
+    trace = trace_of(a, out)
+    if ufunc.__name__ not in {"add", "multiply", "maximum", "minimum", "logical_and", "logical_or"}:
+        raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
+    axis = normalize_axis(axis, a.ndim)
+    res_dtype = np.dtype(dtype) if dtype is not None else resolve_loop(ufunc, [a, a])[-1]
+    return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
+                   dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
+
+
+def ufunc_outer(ufunc, a, b, **kwargs):
+    nb = b.ndim if isinstance(b, Tracer) else np.ndim(b)
+    a = a if isinstance(a, Tracer) else np.asarray(a)
+    return ufunc(a[(...,) + (None,) * nb], b, **kwargs)
+
+
+def ufunc_at(ufunc, a, indices, b=None):
+    """``np.add.at``: unbuffered, so repeated indices accumulate."""
+    trace = trace_of(a, indices, b)
+    if not isinstance(a, Tracer):
+        raise located(UnsupportedError, f"np.{ufunc.__name__}.at on an array that is not traced")
+    a.check_writeable()
+    from .indexing import split_index  # the index normaliser lives with indexing
+
+    key, key_ins = split_index(trace, a, indices)
+    loop = resolve_loop(ufunc, [a] if b is None else [a, b])
+    ins = [a, *key_ins] + ([] if b is None else [as_operand(trace, b, loop[1])])
+    trace.write("ufunc_at", ins, [a], name=ufunc.__name__, key=key, loop=tuple(loop[: ufunc.nin]),
+                n_key=len(key_ins))
+
+
+UFUNCS.update(reduce=ufunc_reduce, accumulate=ufunc_accumulate, outer=ufunc_outer, at=ufunc_at)

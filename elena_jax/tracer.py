@@ -1,0 +1,379 @@
+"""The interpreter: tracer arrays that record NumPy code as a Program.
+
+A `Tracer` stands in for an ``ndarray`` while the user's function runs. It is
+a (Storage, View) pair plus NumPy's writeable flag; it answers every metadata
+question (shape, strides, dtype, flags) from the View, and turns everything
+else into recorded ops through three doors: ``__array_ufunc__``,
+``__array_function__`` and indexing. What each NumPy function records is not
+decided here: the ``numpy/`` package registers the rules into ``FUNCTIONS``,
+``UFUNCS`` and ``HOOKS`` (this module knows views, not NumPy's API).
+
+Invariant: all interpreter state of one traced call lives in its `Trace`; the
+trace in effect is thread-local, so tracing never changes what NumPy does in
+another thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Callable, Iterator, Optional
+
+import numpy as np
+
+from . import view as V
+from .errors import ConcretizationError, UnsupportedError, located, user_location
+from .ir import Access, Const, Op, Operand, Program
+from .storage import Storage
+
+# Rule tables, filled by the numpy/ package: NumPy function -> implementation
+# on tracers; ufunc name -> implementation; and named hooks for the parts of
+# the array protocol this module forwards (advanced indexing).
+FUNCTIONS: dict[Callable, Callable] = {}
+UFUNCS: dict[str, Callable] = {}
+HOOKS: dict[str, Callable] = {}
+
+_local = threading.local()
+
+
+def current_trace() -> Optional["Trace"]:
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+class Trace:
+    """The state of one traced call: the program being recorded."""
+
+    def __init__(self) -> None:
+        self.program = Program()
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator["Trace"]:
+        stack = _local.__dict__.setdefault("stack", [])
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    # -- storages and ops ---------------------------------------------------
+
+    def new_storage(self, shape, dtype, origin: str, writeable: bool = True) -> Storage:
+        s = Storage(len(self.program.storages), tuple(shape), np.dtype(dtype), origin, writeable)
+        self.program.storages.append(s)
+        return s
+
+    def operand(self, x: Any) -> Operand:
+        if isinstance(x, Tracer):
+            if x.trace is not self:
+                raise located(UnsupportedError, "an array traced by another elena_jax call was captured")
+            return Access(x.storage, x.view)
+        if isinstance(x, (bool, int, float, complex)):
+            return Const(x, weak=True)
+        if isinstance(x, (np.ndarray, np.generic)):
+            return Const(np.array(x))
+        return Const(np.asarray(constant_value(x)))
+
+    def record(self, prim: str, ins, outs, params: Optional[dict] = None) -> Op:
+        op = Op(prim, tuple(ins), tuple(outs), dict(params or {}), user_location())
+        self.program.ops.append(op)
+        return op
+
+    def define(self, prim: str, ins, shape, dtype, origin: str = "", **params) -> "Tracer":
+        """A fresh array: a new storage written whole by one op."""
+        return self.define_many(prim, ins, [(shape, dtype)], origin, **params)[0]
+
+    def define_many(self, prim: str, ins, results, origin: str = "", **params) -> list["Tracer"]:
+        outs = []
+        for shape, dtype in results:
+            s = self.new_storage(shape, dtype, origin or f"{prim} at {user_location()}")
+            outs.append(Tracer(self, s, V.contiguous(s.shape)))
+        self.record(prim, [self.operand(x) for x in ins], [t.access for t in outs], params)
+        return outs
+
+    def write(self, prim: str, ins, dsts, **params) -> None:
+        """An in-place write: the op's results go into the views ``dsts``."""
+        for d in dsts:
+            d.check_writeable()
+        self.record(prim, [self.operand(x) for x in ins], [d.access for d in dsts], params)
+
+
+def constant_value(x: Any) -> np.ndarray:
+    """A concrete NumPy value for a non-tracer operand, or a clear refusal."""
+    try:
+        return np.asarray(x)
+    except Exception as e:  # a JAX tracer of an outer transformation, say
+        raise located(
+            UnsupportedError,
+            f"cannot use {type(x).__name__} inside a functionalized function; "
+            "pass it as an argument instead",
+        ) from e
+
+
+class _Flags:
+    def __init__(self, t: "Tracer") -> None:
+        self._t = t
+
+    @property
+    def writeable(self) -> bool:
+        return self._t.writeable
+
+    @writeable.setter
+    def writeable(self, value: bool) -> None:
+        if value and not self._t.writeable:
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        self._t.writeable = bool(value)
+
+    @property
+    def c_contiguous(self) -> bool:
+        return V.is_c_contiguous(self._t.view) and self._t.view.offset >= 0
+
+    @property
+    def f_contiguous(self) -> bool:
+        return V.is_c_contiguous(V.transpose(self._t.view))
+
+    @property
+    def owndata(self) -> bool:
+        return self._t.base is None
+
+    def __getitem__(self, name: str) -> bool:
+        return getattr(self, name.lower())
+
+
+class Tracer:
+    """An ndarray stand-in: a View of a Storage inside one Trace."""
+
+    __array_priority__ = 1000
+    __elena_tracer__ = True
+    weak = False  # a traced Python scalar: promoted as NumPy 2 promotes Python scalars
+    __hash__ = None  # like ndarray: arrays are not hashable
+
+    def __init__(self, trace: Trace, storage: Storage, view: V.View, writeable: bool = True,
+                 base: Optional["Tracer"] = None) -> None:
+        self.trace = trace
+        self.storage = storage
+        self.view = view
+        self.writeable = writeable and storage.writeable
+        self.base = base
+
+    # -- metadata, answered from the View -------------------------------------
+
+    @property
+    def access(self) -> Access:
+        return Access(self.storage, self.view)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.storage.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.view.shape
+
+    @shape.setter
+    def shape(self, shape) -> None:
+        new = V.reshape(self.view, shape)
+        if new is None:
+            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
+        self.view = new
+
+    @property
+    def ndim(self) -> int:
+        return self.view.ndim
+
+    @property
+    def size(self) -> int:
+        return self.view.size
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(s * self.itemsize for s in self.view.strides)
+
+    @property
+    def flags(self) -> _Flags:
+        return _Flags(self)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator["Tracer"]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Tracer(shape={self.shape}, dtype={self.dtype}, storage=S{self.storage.id})"
+
+    # -- concretization: data-dependent Python ----------------------------------
+
+    def _concrete(self, what: str):
+        raise ConcretizationError(
+            f"{what} needs the value of a traced array {self.shape}:{self.dtype}; "
+            "data-dependent Python control flow cannot be functionalized "
+            "(use np.where, or pass the value as a static argument)"
+            f"\n  at {user_location()}"
+        )
+
+    def __bool__(self):
+        return self._concrete("bool() (an `if`, `while`, `and`/`or` or assert)")
+
+    def __int__(self):
+        return self._concrete("int()")
+
+    def __float__(self):
+        return self._concrete("float()")
+
+    def __complex__(self):
+        return self._concrete("complex()")
+
+    def __index__(self):
+        return self._concrete("using an array as a Python index")
+
+    def __array__(self, dtype=None, copy=None):
+        return self._concrete("conversion to a NumPy array")
+
+    def item(self, *args):
+        return self._concrete("item()")
+
+    def tolist(self):
+        return self._concrete("tolist()")
+
+    # -- views ------------------------------------------------------------------
+
+    def view_of(self, new: V.View, writeable: Optional[bool] = None) -> "Tracer":
+        """A new array header over the same storage (what NumPy calls a view)."""
+        return Tracer(self.trace, self.storage, new,
+                      self.writeable if writeable is None else writeable,
+                      base=self.base if self.base is not None else self)
+
+    def check_writeable(self) -> None:
+        if not self.writeable:
+            raise located(ValueError, "assignment destination is read-only")
+
+    def reshape(self, *shape, order: str = "C") -> "Tracer":
+        if order not in ("C", "A"):
+            raise located(UnsupportedError, f"reshape with order={order!r}")
+        shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        new = V.reshape(self.view, shape)
+        if new is None:  # NB: NumPy copies when no view can express the result
+            return HOOKS["copy"](self).reshape(shape)
+        return self.view_of(new)
+
+    def ravel(self, order: str = "C") -> "Tracer":
+        if V.is_c_contiguous(self.view):
+            return self.view_of(V.reshape(self.view, (-1,)))
+        return HOOKS["copy"](self).reshape(-1)
+
+    def transpose(self, *axes) -> "Tracer":
+        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
+        return self.view_of(V.transpose(self.view, axes or None))
+
+    @property
+    def T(self) -> "Tracer":
+        return self.transpose()
+
+    @property
+    def mT(self) -> "Tracer":
+        return self.swapaxes(-1, -2)
+
+    def swapaxes(self, a: int, b: int) -> "Tracer":
+        return self.view_of(V.swapaxes(self.view, a, b))
+
+    def squeeze(self, axis=None) -> "Tracer":
+        return self.view_of(V.squeeze(self.view, axis))
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> "Tracer":
+        # NB: since NumPy 1.9 diagonal() is a read-only view.
+        return self.view_of(V.diagonal(self.view, offset, axis1, axis2), writeable=False)
+
+    # -- indexing ---------------------------------------------------------------
+
+    def __getitem__(self, key) -> "Tracer":
+        if is_basic_index(key):
+            return self.view_of(V.index(self.view, key))
+        return HOOKS["getitem"](self, key)
+
+    def __setitem__(self, key, value) -> None:
+        HOOKS["setitem"](self, key, value)
+
+    # -- the NumPy protocols ------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        rule = UFUNCS.get(method if method != "__call__" else ufunc.__name__)
+        if method != "__call__" and rule is not None:
+            return rule(ufunc, *inputs, **kwargs)
+        if rule is None:
+            what = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+            raise located(UnsupportedError, f"{what} is not supported by elena_jax")
+        return rule(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        rule = FUNCTIONS.get(func)
+        if rule is None:
+            name = getattr(func, "__module__", "numpy").replace("numpy._core", "numpy")
+            raise located(UnsupportedError, f"{name}.{func.__name__} is not supported by elena_jax")
+        return rule(*args, **kwargs)
+
+
+def is_basic_index(key) -> bool:
+    """Whether ``a[key]`` is a view in NumPy (ints, slices, None, Ellipsis)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(
+        k is None or k is Ellipsis or isinstance(k, slice) and _static_slice(k)
+        or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+        for k in parts
+    )
+
+
+def _static_slice(s: slice) -> bool:
+    return all(p is None or isinstance(p, (int, np.integer)) for p in (s.start, s.stop, s.step))
+
+
+# Operators are the ufuncs, as for ndarray; in-place operators write via out=.
+_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
+}
+
+
+def _binary(ufunc):
+    def forward(self, other):
+        return ufunc(self, other)
+
+    def reflected(self, other):
+        return ufunc(other, self)
+
+    def inplace(self, other):
+        ufunc(self, other, out=(self,))
+        return self
+
+    return forward, reflected, inplace
+
+
+for _name, _ufunc in _BINARY.items():
+    _f, _r, _i = _binary(_ufunc)
+    setattr(Tracer, f"__{_name}__", _f)
+    setattr(Tracer, f"__r{_name}__", _r)
+    if _name != "divmod":
+        setattr(Tracer, f"__i{_name}__", _i)
+
+for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                      "invert": np.invert}.items():
+    setattr(Tracer, f"__{_name}__", lambda self, _u=_ufunc: _u(self))
+
+for _name, _ufunc in {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+                      "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}.items():
+    setattr(Tracer, f"__{_name}__", lambda self, other, _u=_ufunc: _u(self, other))
+

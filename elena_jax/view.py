@@ -1,0 +1,403 @@
+"""Views: NumPy's array header as an immutable value, and its exact algebra.
+
+A `View` is ``(shape, strides, offset)`` with strides and offset counted in
+elements of one flat storage. Every array the user's code holds is a View of
+some storage; every NumPy view operation is a pure function View -> View here.
+Functions return ``None`` where NumPy would have to copy (a reshape of a
+non-contiguous view), so callers decide view-or-copy exactly as NumPy does.
+
+Invariant: a View is canonical -- dimensions of size 1 carry stride 0 and an
+empty view has offset 0 and zero strides -- so two Views that address the
+same elements in the same order compare equal and hash alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class View:
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]  # in elements; may be negative or zero
+    offset: int = 0  # in elements, from the start of the storage
+
+    @staticmethod
+    def make(shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> "View":
+        """The canonical View for this header (see the module invariant)."""
+        shape = tuple(int(s) for s in shape)
+        if 0 in shape:
+            return View(shape, (0,) * len(shape), 0)
+        strides = tuple(0 if n == 1 else int(s) for n, s in zip(shape, strides))
+        return View(shape, strides, int(offset))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def span(self) -> tuple[int, int]:
+        """Lowest and one-past-highest element index the view touches."""
+        if self.size == 0:
+            return (0, 0)
+        lo = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s < 0)
+        hi = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s > 0)
+        return (lo, hi + 1)
+
+
+def contiguous(shape: Sequence[int], offset: int = 0) -> View:
+    """The C-ordered View of a fresh array of this shape."""
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n
+    return View.make(shape, tuple(reversed(strides)), offset)
+
+
+def is_c_contiguous(v: View) -> bool:
+    # NB: NumPy's C-contiguity flag ignores dimensions of size 1.
+    return v.size == 0 or v == contiguous(v.shape, v.offset)
+
+
+# --- basic indexing ---------------------------------------------------------
+
+
+def normalize_key(key, ndim: int) -> tuple:
+    """Expand ``...`` and pad with full slices; leaves ints, slices and None."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    n_ellipsis = sum(k is Ellipsis for k in key)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(k is not None and k is not Ellipsis for k in key)
+    if consumed > ndim:
+        raise IndexError(
+            f"too many indices for array: array is {ndim}-dimensional, "
+            f"but {consumed} were indexed"
+        )
+    fill = (slice(None),) * (ndim - consumed)
+    if n_ellipsis:
+        i = next(i for i, k in enumerate(key) if k is Ellipsis)
+        return key[:i] + fill + key[i + 1 :]
+    return key + fill
+
+
+def index(v: View, key) -> View:
+    """``a[key]`` for a basic index (ints, slices, None, Ellipsis)."""
+    key = normalize_key(key, v.ndim)
+    shape, strides, offset, axis = [], [], v.offset, 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        n, s = v.shape[axis], v.strides[axis]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            shape.append(length)
+            strides.append(s * step)
+            if length:
+                offset += start * s
+        else:
+            i = operator.index(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            offset += (i % n) * s
+        axis += 1
+    return View.make(shape, strides, offset)
+
+
+# --- shape manipulation -----------------------------------------------------
+
+
+def resolve_shape(shape, size: int) -> tuple[int, ...]:
+    """A reshape target with its one ``-1`` filled in, checked against size."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(operator.index(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    known = math.prod(s for s in shape if s != -1)
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+        shape = shape[: unknown[0]] + (size // known,) + shape[unknown[0] + 1 :]
+    if math.prod(shape) != size or any(s < 0 for s in shape):
+        raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
+    return shape
+
+
+def reshape(v: View, shape: Sequence[int]) -> Optional[View]:
+    """C-order reshape as a view, or None where NumPy must copy."""
+    shape = resolve_shape(shape, v.size)
+    if v.size == 0:
+        return View.make(shape, (0,) * len(shape), 0)
+    # NB: like NumPy, size-1 axes are dropped first; then every run of old axes
+    # that maps onto a run of new axes must be evenly strided within itself.
+    old = [(n, s) for n, s in zip(v.shape, v.strides) if n != 1]
+    new_strides = [0] * len(shape)
+    i = j = 0
+    targets = [k for k, n in enumerate(shape) if n != 1]
+    while i < len(old) or j < len(targets):
+        i0, j0 = i, j
+        p_old, p_new = old[i][0], shape[targets[j]]
+        i, j = i + 1, j + 1
+        while p_old != p_new:
+            if p_old < p_new:
+                p_old *= old[i][0]
+                i += 1
+            else:
+                p_new *= shape[targets[j]]
+                j += 1
+        for k in range(i0, i - 1):
+            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                return None
+        acc = old[i - 1][1]
+        for k in reversed(targets[j0:j]):
+            new_strides[k] = acc
+            acc *= shape[k]
+    return View.make(shape, new_strides, v.offset)
+
+
+def transpose(v: View, axes: Optional[Sequence[int]] = None) -> View:
+    if axes is None:
+        axes = tuple(reversed(range(v.ndim)))
+    axes = tuple(normalize_axis(a, v.ndim) for a in axes)
+    if sorted(axes) != list(range(v.ndim)):
+        raise ValueError("axes don't match array")
+    return View.make([v.shape[a] for a in axes], [v.strides[a] for a in axes], v.offset)
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def swapaxes(v: View, a: int, b: int) -> View:
+    axes = list(range(v.ndim))
+    a, b = normalize_axis(a, v.ndim), normalize_axis(b, v.ndim)
+    axes[a], axes[b] = axes[b], axes[a]
+    return transpose(v, axes)
+
+
+def moveaxis(v: View, source, destination) -> View:
+    src = [normalize_axis(a, v.ndim) for a in np.atleast_1d(source)]
+    dst = [normalize_axis(a, v.ndim) for a in np.atleast_1d(destination)]
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [a for a in range(v.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(v, order)
+
+
+def squeeze(v: View, axis=None) -> View:
+    if axis is None:
+        axes = {i for i, n in enumerate(v.shape) if n == 1}
+    else:
+        axes = {normalize_axis(a, v.ndim) for a in np.atleast_1d(axis)}
+        if any(v.shape[a] != 1 for a in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    keep = [i for i in range(v.ndim) if i not in axes]
+    return View.make([v.shape[i] for i in keep], [v.strides[i] for i in keep], v.offset)
+
+
+def expand_dims(v: View, axis) -> View:
+    axes = tuple(np.atleast_1d(axis).tolist())
+    ndim = v.ndim + len(axes)
+    axes = {normalize_axis(a, ndim) for a in axes}
+    if len(axes) != len(np.atleast_1d(axis)):
+        raise ValueError("repeated axis")
+    dims = iter(zip(v.shape, v.strides))
+    pairs = [(1, 0) if i in axes else next(dims) for i in range(ndim)]
+    return View.make([p[0] for p in pairs], [p[1] for p in pairs], v.offset)
+
+
+def diagonal(v: View, offset: int = 0, axis1: int = 0, axis2: int = 1) -> View:
+    if v.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1, a2 = normalize_axis(axis1, v.ndim), normalize_axis(axis2, v.ndim)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    n1, n2 = v.shape[a1], v.shape[a2]
+    s1, s2 = v.strides[a1], v.strides[a2]
+    start = v.offset
+    if offset >= 0:
+        length = max(0, min(n1, n2 - offset))
+        start += offset * s2 if length else 0
+    else:
+        length = max(0, min(n1 + offset, n2))
+        start += -offset * s1 if length else 0
+    rest = [i for i in range(v.ndim) if i not in (a1, a2)]
+    return View.make(
+        [v.shape[i] for i in rest] + [length], [v.strides[i] for i in rest] + [s1 + s2], start
+    )
+
+
+def broadcast_to(v: View, shape: Sequence[int]) -> View:
+    shape = tuple(int(s) for s in shape)
+    if len(shape) < v.ndim:
+        raise ValueError(
+            f"input operand has more dimensions than allowed by the axis remapping"
+        )
+    lead = len(shape) - v.ndim
+    strides = [0] * lead
+    for n_old, s_old, n_new in zip(v.shape, v.strides, shape[lead:]):
+        if n_old == n_new:
+            strides.append(s_old)
+        elif n_old == 1:
+            strides.append(0)
+        else:
+            raise ValueError(
+                f"operands could not be broadcast together with remapped shapes "
+                f"[original->remapped]: {v.shape} and requested shape {shape}"
+            )
+    return View.make(shape, strides, v.offset)
+
+
+# --- element sets -------------------------------------------------------------
+
+
+def flat_indices(v: View) -> np.ndarray:
+    """The storage index of every element of the view, in the view's shape."""
+    if v.size == 0:
+        return np.zeros(v.shape, np.int64)
+    lo, hi = v.span()
+    base = np.arange(lo, hi, dtype=np.int64)
+    item = base.itemsize
+    return np.lib.stride_tricks.as_strided(
+        base[v.offset - lo :], v.shape, [s * item for s in v.strides]
+    ).copy()
+
+
+def _probe(v: View, buffer: np.ndarray) -> np.ndarray:
+    return np.lib.stride_tricks.as_strided(buffer[v.offset :], v.shape, v.strides)
+
+
+def overlap(a: View, b: View) -> bool:
+    """Whether two views of one storage share an element (exact, as NumPy)."""
+    if a.size == 0 or b.size == 0:
+        return False
+    (alo, ahi), (blo, bhi) = a.span(), b.span()
+    if ahi <= blo or bhi <= alo:
+        return False
+    if a == b:
+        return True
+    # NB: np.shares_memory solves the bounded Diophantine problem exactly; we
+    # hand it one-byte-per-element probes of an untouched (lazily paged) buffer.
+    buffer = np.empty(max(ahi, bhi), np.uint8)
+    return bool(np.shares_memory(_probe(a, buffer), _probe(b, buffer)))
+
+
+def covers(a: View, b: View) -> bool:
+    """Whether every element of ``b`` is also an element of ``a``."""
+    if b.size == 0 or a == b:
+        return True
+    if a.size < b.size and _has_distinct_elements(b):
+        return False
+    return bool(np.isin(flat_indices(b), flat_indices(a)).all())
+
+
+def _has_distinct_elements(v: View) -> bool:
+    return not any(s == 0 and n > 1 for n, s in zip(v.shape, v.strides))
+
+
+# --- boxes: views as strided slices of a reshaped storage -----------------------
+
+
+@dataclass(frozen=True)
+class Box:
+    """A view as a strided slice of the storage reshaped to ``dims``.
+
+    Reading the view is: reshape the flat storage to ``dims``; slice it with
+    ``starts``/``limits``/``steps``; drop the unit axes; permute to view order
+    with ``perm``; reverse the ``flipped`` view axes; reshape and broadcast to
+    the view's shape. Writing applies the inverse, in reverse order.
+    """
+
+    dims: tuple[int, ...]
+    starts: tuple[int, ...]
+    limits: tuple[int, ...]
+    steps: tuple[int, ...]
+    kept: tuple[int, ...]  # the view axes that live on a storage axis, in storage-axis order
+    perm: tuple[int, ...]  # position in `kept` of each of those axes, in view order
+    flipped: tuple[int, ...]  # view axes read in reverse
+    broadcast: tuple[int, ...]  # view axes with stride 0 and size > 1
+
+    @property
+    def unit_steps(self) -> bool:
+        return all(s == 1 for s in self.steps)
+
+
+def box(v: View, size: int) -> Optional[Box]:
+    """Express ``v`` over a storage of ``size`` elements as a Box, or None."""
+    if v.size == 0:
+        return None
+    flipped = tuple(i for i, s in enumerate(v.strides) if s < 0)
+    offset = v.offset + sum((v.shape[i] - 1) * v.strides[i] for i in flipped)
+    strides = [abs(s) for s in v.strides]
+    broadcast = tuple(i for i, (n, s) in enumerate(zip(v.shape, strides)) if s == 0 and n > 1)
+    axes = sorted((i for i, s in enumerate(strides) if s > 0), key=lambda i: -strides[i])
+    if len({strides[i] for i in axes}) != len(axes):
+        return None  # two axes with one stride: the view overlaps itself
+    best = None
+    candidates = sorted({strides[i] for i in axes} - {1}, reverse=True)
+    # Try the richest factorizations of the storage first; prefer unit steps.
+    for r in range(len(candidates), -1, -1):
+        for chain in itertools.combinations(candidates, r):
+            found = _fit(chain + (1,), axes, v.shape, strides, offset, size)
+            if found is not None and (best is None or found[3] < best[3]):
+                best = found
+                if found[3] == 0:
+                    break
+        if best is not None and best[3] == 0:
+            break
+    if best is None:
+        return None
+    dims, starts, limits_steps, _ = best
+    kept = tuple(i for _, i in sorted(limits_steps[2].items()))
+    order = {ax: k for k, ax in enumerate(kept)}
+    perm = tuple(order[i] for i in range(v.ndim) if i in order)
+    return Box(dims, starts, limits_steps[0], limits_steps[1], kept, perm, flipped, broadcast)
+
+
+def _fit(chain, axes, shape, strides, offset, size):
+    """Map each view axis onto one storage axis of the reshape ``chain``."""
+    if any(a % b for a, b in zip(chain, chain[1:])) or size % chain[0]:
+        return None
+    dims = (size // chain[0],) + tuple(a // b for a, b in zip(chain, chain[1:]))
+    starts = [(offset // c) % d for c, d in zip(chain, dims)]
+    if offset // chain[0] >= dims[0]:
+        return None
+    limits = [s + 1 for s in starts]
+    steps = [1] * len(dims)
+    owner: dict[int, int] = {}
+    n_strided = 0
+    for i in axes:
+        j = next(
+            (j for j, c in enumerate(chain) if c <= strides[i] and strides[i] % c == 0 and j not in owner),
+            None,
+        )
+        if j is None:
+            return None
+        step = strides[i] // chain[j]
+        last = starts[j] + (shape[i] - 1) * step
+        if last >= dims[j]:
+            return None
+        owner[j] = i
+        limits[j], steps[j] = last + 1, step
+        n_strided += step != 1
+    return dims, tuple(starts), (tuple(limits), tuple(steps), owner), n_strided
