@@ -79,11 +79,11 @@ class Trace:
         self.program.ops.append(op)
         return op
 
-    def define(self, prim: str, ins, shape, dtype, origin: str = "", **params) -> "Tracer":
+    def define(self, prim: str, ins, shape, dtype, origin: str = "", /, **params) -> "Tracer":
         """A fresh array: a new storage written whole by one op."""
         return self.define_many(prim, ins, [(shape, dtype)], origin, **params)[0]
 
-    def define_many(self, prim: str, ins, results, origin: str = "", **params) -> list["Tracer"]:
+    def define_many(self, prim: str, ins, results, origin: str = "", /, **params) -> list["Tracer"]:
         outs = []
         for shape, dtype in results:
             s = self.new_storage(shape, dtype, origin or f"{prim} at {user_location()}")
@@ -91,7 +91,7 @@ class Trace:
         self.record(prim, [self.operand(x) for x in ins], [t.access for t in outs], params)
         return outs
 
-    def write(self, prim: str, ins, dsts, **params) -> None:
+    def write(self, prim: str, ins, dsts, /, **params) -> None:
         """An in-place write: the op's results go into the views ``dsts``."""
         for d in dsts:
             d.check_writeable()
@@ -300,7 +300,10 @@ class Tracer:
 
     def __getitem__(self, key) -> "Tracer":
         if is_basic_index(key):
-            return self.view_of(V.index(self.view, key))
+            out = self.view_of(V.index(self.view, key))
+            if out.ndim == 0 and not _has_ellipsis(key):
+                return HOOKS["copy"](out)  # NB: NumPy returns a scalar (a copy), not a view
+            return out
         return HOOKS["getitem"](self, key)
 
     def __setitem__(self, key, value) -> None:
@@ -333,6 +336,10 @@ def is_basic_index(key) -> bool:
         or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
         for k in parts
     )
+
+
+def _has_ellipsis(key) -> bool:
+    return key is Ellipsis or isinstance(key, tuple) and any(k is Ellipsis for k in key)
 
 
 def _static_slice(s: slice) -> bool:

@@ -13,6 +13,7 @@ same elements in the same order compare equal and hash alike.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
@@ -320,14 +321,16 @@ def _has_distinct_elements(v: View) -> bool:
 
 @dataclass(frozen=True)
 class Box:
-    """A view as a strided slice of the storage reshaped to ``dims``.
+    """A view as a strided slice of a window of the storage, reshaped to ``dims``.
 
-    Reading the view is: reshape the flat storage to ``dims``; slice it with
-    ``starts``/``limits``/``steps``; drop the unit axes; permute to view order
-    with ``perm``; reverse the ``flipped`` view axes; reshape and broadcast to
-    the view's shape. Writing applies the inverse, in reverse order.
+    Reading the view is: take the flat window ``[window, window + prod(dims))``;
+    reshape it to ``dims``; slice it with ``starts``/``limits``/``steps``; drop
+    the unit axes; permute to view order with ``perm``; reverse the
+    ``flipped`` view axes; reshape and broadcast to the view's shape. Writing
+    applies the inverse, in reverse order.
     """
 
+    window: int
     dims: tuple[int, ...]
     starts: tuple[int, ...]
     limits: tuple[int, ...]
@@ -341,9 +344,18 @@ class Box:
     def unit_steps(self) -> bool:
         return all(s == 1 for s in self.steps)
 
+    @property
+    def length(self) -> int:
+        return math.prod(self.dims)
 
-def box(v: View, size: int) -> Optional[Box]:
-    """Express ``v`` over a storage of ``size`` elements as a Box, or None."""
+
+@functools.lru_cache(maxsize=4096)
+def box(v: View, size: int, hints: tuple[int, ...] = ()) -> Optional[Box]:
+    """Express ``v`` over a storage of ``size`` elements as a Box, or None.
+
+    ``hints`` are extra strides worth trying as storage axes: the storage's
+    own row-major strides, so every basic view of it has a box.
+    """
     if v.size == 0:
         return None
     flipped = tuple(i for i, s in enumerate(v.strides) if s < 0)
@@ -353,34 +365,44 @@ def box(v: View, size: int) -> Optional[Box]:
     axes = sorted((i for i, s in enumerate(strides) if s > 0), key=lambda i: -strides[i])
     if len({strides[i] for i in axes}) != len(axes):
         return None  # two axes with one stride: the view overlaps itself
+    end = offset + sum((v.shape[i] - 1) * strides[i] for i in axes) + 1
     best = None
-    candidates = sorted({strides[i] for i in axes} - {1}, reverse=True)
-    # Try the richest factorizations of the storage first; prefer unit steps.
+    candidates = sorted(({strides[i] for i in axes} | set(hints)) - {0, 1}, reverse=True)
+    # Try the richest factorizations first; prefer unit steps, then no window.
     for r in range(len(candidates), -1, -1):
         for chain in itertools.combinations(candidates, r):
-            found = _fit(chain + (1,), axes, v.shape, strides, offset, size)
-            if found is not None and (best is None or found[3] < best[3]):
+            found = _fit(chain + (1,), axes, v.shape, strides, offset, end, size)
+            if found is not None and (best is None or found[-1] < best[-1]):
                 best = found
-                if found[3] == 0:
-                    break
-        if best is not None and best[3] == 0:
+        if best is not None and best[-1] == (0, False):
             break
     if best is None:
         return None
-    dims, starts, limits_steps, _ = best
-    kept = tuple(i for _, i in sorted(limits_steps[2].items()))
+    window, dims, starts, limits, steps, owner, _ = best
+    kept = tuple(i for _, i in sorted(owner.items()))
     order = {ax: k for k, ax in enumerate(kept)}
     perm = tuple(order[i] for i in range(v.ndim) if i in order)
-    return Box(dims, starts, limits_steps[0], limits_steps[1], kept, perm, flipped, broadcast)
+    return Box(window, dims, starts, limits, steps, kept, perm, flipped, broadcast)
 
 
-def _fit(chain, axes, shape, strides, offset, size):
-    """Map each view axis onto one storage axis of the reshape ``chain``."""
-    if any(a % b for a, b in zip(chain, chain[1:])) or size % chain[0]:
+def _fit(chain, axes, shape, strides, offset, end, size):
+    """Map each view axis onto one axis of a window reshaped by ``chain``."""
+    if any(a % b for a, b in zip(chain, chain[1:])):
         return None
-    dims = (size // chain[0],) + tuple(a // b for a, b in zip(chain, chain[1:]))
-    starts = [(offset // c) % d for c, d in zip(chain, dims)]
-    if offset // chain[0] >= dims[0]:
+    top = chain[0]
+    if size % top == 0:  # the whole storage reshapes; no window needed
+        window, rows = 0, size // top
+    else:
+        window = offset - offset % top
+        rows = -(-(end - window) // top)
+        if window + rows * top > size:
+            window = size - rows * top
+        if window < 0 or window > offset:
+            return None
+    local = offset - window
+    dims = (rows,) + tuple(a // b for a, b in zip(chain, chain[1:]))
+    starts = [(local // c) % d for c, d in zip(chain, dims)]
+    if local // top >= rows:
         return None
     limits = [s + 1 for s in starts]
     steps = [1] * len(dims)
@@ -400,4 +422,5 @@ def _fit(chain, axes, shape, strides, offset, size):
         owner[j] = i
         limits[j], steps[j] = last + 1, step
         n_strided += step != 1
-    return dims, tuple(starts), (tuple(limits), tuple(steps), owner), n_strided
+    whole = window == 0 and rows * top == size
+    return window, dims, tuple(starts), tuple(limits), tuple(steps), owner, (n_strided, not whole)

@@ -29,7 +29,7 @@ def lower(program: Program) -> Callable:
         def value(x):
             if isinstance(x, Const):
                 return to_value(x.value)
-            return memory.read(env[x.storage.id], x.view)
+            return memory.read(env[x.storage.id], x.view, x.storage.shape)
 
         for op in program.ops:
             if op.prim == "arg":
@@ -44,7 +44,7 @@ def lower(program: Program) -> Callable:
                     val = jnp.broadcast_to(jnp.asarray(val).astype(acc.storage.dtype), acc.view.shape)
                     env[sid] = val.reshape(-1)
                 else:
-                    env[sid] = memory.write(env[sid], acc.view, val)
+                    env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
         outputs = [value(x) for x in program.outputs]
         finals = [env[s.id].reshape(s.shape) for s in mutated]
         return outputs, finals

@@ -21,16 +21,20 @@ from jax import lax
 from .. import view as V
 
 
-def read(flat, v: V.View):
-    """The elements of ``v`` from the flat storage value, in ``v``'s shape."""
+def _box(flat, v: V.View, shape):
+    return V.box(v, flat.shape[0], V.contiguous(shape).strides)
+
+
+def read(flat, v: V.View, shape: tuple[int, ...]):
+    """The elements of ``v`` from the flat value of a storage of ``shape``."""
     if v.size == 0:
         return jnp.zeros(v.shape, flat.dtype)
     if v.size == flat.shape[0] and V.is_c_contiguous(v):
         return flat.reshape(v.shape)
-    b = V.box(v, flat.shape[0])
+    b = _box(flat, v, shape)
     if b is None:
         return jnp.asarray(flat)[V.flat_indices(v)]
-    x = flat.reshape(b.dims)
+    x = _window(flat, b).reshape(b.dims)
     if b.starts != (0,) * len(b.dims) or b.limits != b.dims or not b.unit_steps:
         x = lax.slice(x, b.starts, b.limits, b.steps)
     x = x.reshape([v.shape[i] for i in b.kept])
@@ -42,14 +46,14 @@ def read(flat, v: V.View):
     return jnp.broadcast_to(x, v.shape)
 
 
-def write(flat, v: V.View, value):
+def write(flat, v: V.View, shape: tuple[int, ...], value):
     """The storage value after writing ``value`` (broadcast to ``v``) into ``v``."""
     value = jnp.broadcast_to(jnp.asarray(value).astype(flat.dtype), v.shape)
     if v.size == 0:
         return flat
     if v.size == flat.shape[0] and V.is_c_contiguous(v):
         return value.reshape(-1)
-    b = V.box(v, flat.shape[0])
+    b = _box(flat, v, shape)
     if b is None or b.broadcast:
         return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
     in_order = [i for i in range(v.ndim) if i in b.kept]
@@ -59,10 +63,20 @@ def write(flat, v: V.View, value):
     u = lax.transpose(u, np.argsort(b.perm))
     sliced = [(hi - lo + st - 1) // st for lo, hi, st in zip(b.starts, b.limits, b.steps)]
     u = u.reshape(sliced)
-    x = flat.reshape(b.dims)
+    x = _window(flat, b).reshape(b.dims)
     if b.unit_steps:
-        return lax.dynamic_update_slice(x, u, b.starts).reshape(-1)
-    config = [(lo, d - hi, st - 1) for lo, hi, st, d in zip(b.starts, b.limits, b.steps, b.dims)]
-    spread = lax.pad(u, jnp.zeros((), u.dtype), config)
-    mask = lax.pad(jnp.ones(u.shape, bool), False, config)
-    return lax.select(mask, spread, x).reshape(-1)
+        x = lax.dynamic_update_slice(x, u, b.starts)
+    else:
+        config = [(lo, d - hi, st - 1) for lo, hi, st, d in zip(b.starts, b.limits, b.steps, b.dims)]
+        spread = lax.pad(u, jnp.zeros((), u.dtype), config)
+        mask = lax.pad(jnp.ones(u.shape, bool), False, config)
+        x = lax.select(mask, spread, x)
+    if b.length == flat.shape[0]:
+        return x.reshape(-1)
+    return lax.dynamic_update_slice(flat, x.reshape(-1), (b.window,))
+
+
+def _window(flat, b: V.Box):
+    if b.length == flat.shape[0]:
+        return flat
+    return lax.slice(flat, (b.window,), (b.window + b.length,))

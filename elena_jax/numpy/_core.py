@@ -81,5 +81,5 @@ def check_dtype_supported(dtype: np.dtype) -> None:
         raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax")
 
 
-def fresh(trace: Trace, prim: str, ins, shape, dtype, **params) -> Tracer:
+def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
     return trace.define(prim, ins, shape, np.dtype(dtype), **params)

@@ -90,7 +90,7 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a.trace
     a.check_writeable()
     if is_basic_index(key):
-        target = a[key]
+        target = a.view_of(V.index(a.view, key))  # a view even where a[key] would be a scalar
         _check_value_shape(value, target.shape)
         with numpy_errors():
             trace.write("copy", [as_operand(trace, value, a.dtype)], [target])

@@ -1,0 +1,153 @@
+"""The View algebra against NumPy on np.arange bases: values are flat indices."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from elena_jax import view as V
+
+
+def realize(v: V.View, size: int) -> np.ndarray:
+    """The elements of ``v`` over ``np.arange(size)``: each one its flat index."""
+    return V.flat_indices(v) if v.size else np.zeros(v.shape, np.int64)
+
+
+def view_of(arr: np.ndarray, base: np.ndarray) -> V.View:
+    item = base.itemsize
+    offset = (arr.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    return V.View.make(arr.shape, [s // item for s in arr.strides], offset)
+
+
+def check(arr: np.ndarray, v: V.View, base: np.ndarray) -> None:
+    assert v.shape == arr.shape
+    np.testing.assert_array_equal(realize(v, base.size), arr)
+    if arr.size and isinstance(arr, np.ndarray):  # NB: a[i] of a 1-d array is a scalar copy
+        assert view_of(arr, base) == v
+
+
+shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_basic_index_matches_numpy(data):
+    shape = data.draw(shapes)
+    base = np.arange(int(np.prod(shape)))
+    a = base.reshape(shape)
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    check(a[key], V.index(V.contiguous(shape), key), base)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_reshape_is_a_view_exactly_when_numpy_says(data):
+    shape = data.draw(shapes)
+    base = np.arange(int(np.prod(shape)))
+    key = data.draw(hnp.basic_indices(shape))
+    a = base.reshape(shape)[key]
+    v = V.index(V.contiguous(shape), key)
+    if not isinstance(a, np.ndarray):
+        return
+    perm = data.draw(st.permutations(range(a.ndim)))
+    a, v = a.transpose(perm), V.transpose(v, perm)
+    target = data.draw(st.sampled_from([(-1,), (a.size, 1), (1, -1)] + [
+        s for s in itertools.permutations([x for x in a.shape if x != 1]) if s]))
+    new = V.reshape(v, target)
+    expected = np.reshape(a, target)
+    if new is None:
+        assert not np.shares_memory(expected, base)
+    else:
+        assert np.shares_memory(expected, base) or expected.size == 0
+        check(expected, new, base)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_overlap_agrees_with_shares_memory(data):
+    shape = data.draw(shapes)
+    base = np.arange(int(np.prod(shape)))
+    a = base.reshape(shape)
+    k1 = data.draw(hnp.basic_indices(shape))
+    k2 = data.draw(hnp.basic_indices(shape))
+    v1 = V.index(V.contiguous(shape), k1)
+    v2 = V.index(V.contiguous(shape), k2)
+    a1, a2 = a[k1], a[k2]
+    if isinstance(a1, np.ndarray) and isinstance(a2, np.ndarray):
+        assert V.overlap(v1, v2) == np.shares_memory(a1, a2)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_box_of_every_basic_view_reads_its_elements(data):
+    shape = data.draw(shapes)
+    size = int(np.prod(shape))
+    base = np.arange(size)
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True))
+    v = V.index(V.contiguous(shape), key)
+    perm = data.draw(st.permutations(range(v.ndim)))
+    v = V.transpose(v, perm)
+    expected = realize(v, size)
+    b = V.box(v, size, V.contiguous(shape).strides)
+    if v.size == 0:
+        assert b is None
+        return
+    assert b is not None  # a basic view is always a strided box
+    x = base[b.window : b.window + b.length].reshape(b.dims)[tuple(slice(s, l, st) for s, l, st in zip(b.starts, b.limits, b.steps))]
+    x = x.reshape([v.shape[i] for i in b.kept]).transpose(b.perm)
+    order = [i for i in range(v.ndim) if i in b.kept]
+    for i in b.flipped:
+        x = np.flip(x, order.index(i))
+    x = np.broadcast_to(x.reshape([v.shape[i] if i in b.kept else 1 for i in range(v.ndim)]), v.shape)
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_strided_column_is_a_unit_step_box_of_the_reshaped_storage():
+    # out[:, 0::4] on an (N, 8) buffer is the box [:, :, 0] of its (N, 2, 4) reshape
+    v = V.index(V.contiguous((10, 8)), (slice(None), slice(0, None, 4)))
+    b = V.box(v, 80)
+    assert b.unit_steps and b.dims == (10, 2, 4) and b.starts == (0, 0, 0)
+
+
+def test_disjoint_strided_columns_do_not_overlap():
+    c = V.contiguous((100, 84))
+    cols = [V.index(c, (slice(None), slice(k, None, 4))) for k in range(4)]
+    assert not any(V.overlap(a, b) for a, b in itertools.combinations(cols, 2))
+    assert V.overlap(cols[1], V.index(c, (slice(None), slice(1, 2))))
+
+
+def test_transpose_swapaxes_moveaxis_squeeze_expand_diagonal_broadcast():
+    base = np.arange(24)
+    a = base.reshape(2, 3, 4)
+    c = V.contiguous((2, 3, 4))
+    check(a.T, V.transpose(c), base)
+    check(a.swapaxes(0, 2), V.swapaxes(c, 0, 2), base)
+    check(np.moveaxis(a, 0, -1), V.moveaxis(c, 0, -1), base)
+    check(a[:, :1].squeeze(1), V.squeeze(V.index(c, (slice(None), slice(None, 1))), 1), base)
+    check(np.expand_dims(a, (0, 2)), V.expand_dims(c, (0, 2)), base)
+    check(a.diagonal(1, 1, 2), V.diagonal(c, 1, 1, 2), base)
+    check(a.diagonal(-1, 2, 1), V.diagonal(c, -1, 2, 1), base)
+    got = realize(V.broadcast_to(V.index(c, (0, 1)), (5, 4)), 24)
+    np.testing.assert_array_equal(got, np.broadcast_to(a[0, 1], (5, 4)))
+
+
+def test_ravel_contiguity_follows_numpy():
+    c = V.contiguous((4, 6))
+    assert V.is_c_contiguous(V.index(c, (slice(1, 3),)))
+    assert not V.is_c_contiguous(V.index(c, (slice(None), slice(None, None, 2))))
+    assert V.is_c_contiguous(V.index(c, (slice(None), slice(2, 3))).__class__.make((4, 1), (6, 0), 2)) is False
+
+
+def test_errors_are_numpys():
+    c = V.contiguous((3, 4))
+    with pytest.raises(IndexError, match="out of bounds"):
+        V.index(c, (3,))
+    with pytest.raises(IndexError, match="too many indices"):
+        V.index(c, (0, 0, 0))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        V.reshape(c, (5, -1))
+    with pytest.raises(np.exceptions.AxisError):
+        V.transpose(c, (0, 2))
