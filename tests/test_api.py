@@ -68,7 +68,7 @@ def test_pytree_arguments_and_results():
     out = f(d)
     np.testing.assert_array_equal(d["a"], [7, 0])
     np.testing.assert_array_equal(out["sum"], [8, 1])
-    assert out["sum"].dtype == np.int32 and out["pair"][1] == 1
+    assert out["sum"].dtype == np.int32 and int(out["pair"][1]) == 1
 
 
 def test_pure_returns_updated_arguments_and_composes_with_jit():
