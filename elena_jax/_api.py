@@ -15,8 +15,9 @@ import inspect
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 import jax
 import numpy as np
@@ -27,6 +28,7 @@ from .ir import Access, Program
 from .lower import lower
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
+from .passes import optimize
 from .tracer import Trace, Tracer
 from .view import contiguous
 
@@ -150,8 +152,6 @@ class Functionalized:
             program.outputs = [trace.operand(x) for x in out_leaves]
         program.verify()
         if self.options.optimize:
-            from .passes import optimize
-
             program = optimize(program)
         run = lower(program)
         fn = jax.jit(run) if self.options.jit else run
@@ -208,7 +208,7 @@ class _Static:
         self.value = value
 
 
-def functionalize(f: Optional[Callable] = None, *, static_argnums=(), static_argnames=(),
+def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnames=(),
                   jit: bool = True, optimize: bool = True, trace_scalars: bool = False,
                   cache_size: int = 256):
     """Run imperative NumPy code ``f`` as one compiled, pure JAX program.
@@ -300,6 +300,7 @@ class Explanation:
         lines.append("== dependences")
         lines += [f"  #{e.src} -> #{e.dst} {e.kind} on S{e.storage.id}" for e in self.edges]
         if self.program is not self.before:
+            lines.append("== passes fired: " + (", ".join(getattr(self.program, "fired", [])) or "none"))
             lines.append("== program after optimization")
             lines += ["  " + line for line in str(self.program).splitlines()]
         return "\n".join(lines)
@@ -315,10 +316,13 @@ def _params(params: dict) -> str:
 
 def explain(f: Callable, **options) -> Callable:
     """The side-table of ``f`` traced on these arguments: storages, views, ops, edges."""
-    fz = functionalize(getattr(f, "f", f), **{"optimize": False, **options})
+    optimized = options.pop("optimize", True)
+    fz = functionalize(getattr(f, "f", f), **{**options, "optimize": False, "jit": False})
 
     def run(*args, **kwargs):
         traced, _ = fz.trace(args, kwargs)
-        return Explanation(traced, traced.program)
+        before = traced.program
+        after = optimize(before) if optimized else before
+        return Explanation(Traced(after, traced.run, traced.out_tree, traced.mutated), before)
 
     return run

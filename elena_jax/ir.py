@@ -15,7 +15,7 @@ its first op before anything reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +31,7 @@ class Access:
     view: View
 
     @staticmethod
-    def whole(storage: Storage) -> "Access":
+    def whole(storage: Storage) -> Access:
         return Access(storage, contiguous(storage.shape))
 
     def __str__(self) -> str:
@@ -51,7 +51,7 @@ class Const:
         return repr(self.value) if v.size <= 4 else f"const{v.shape}:{v.dtype}"
 
 
-Operand = Union[Access, Const]
+Operand = Access | Const
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,7 +85,7 @@ class Program:
     inputs: list[Storage] = field(default_factory=list)  # one per array argument leaf
     outputs: list[Operand] = field(default_factory=list)  # one per result leaf
 
-    def replace_ops(self, ops: list[Op]) -> "Program":
+    def replace_ops(self, ops: list[Op]) -> Program:
         return Program(self.storages, ops, self.inputs, self.outputs)
 
     def written(self) -> set[Storage]:

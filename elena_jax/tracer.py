@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ HOOKS: dict[str, Callable] = {}
 _local = threading.local()
 
 
-def current_trace() -> Optional["Trace"]:
+def current_trace() -> Trace | None:
     stack = getattr(_local, "stack", None)
     return stack[-1] if stack else None
 
@@ -48,7 +49,7 @@ class Trace:
         self.program = Program()
 
     @contextlib.contextmanager
-    def active(self) -> Iterator["Trace"]:
+    def active(self) -> Iterator[Trace]:
         stack = _local.__dict__.setdefault("stack", [])
         stack.append(self)
         try:
@@ -74,16 +75,16 @@ class Trace:
             return Const(np.array(x))
         return Const(np.asarray(constant_value(x)))
 
-    def record(self, prim: str, ins, outs, params: Optional[dict] = None) -> Op:
+    def record(self, prim: str, ins, outs, params: dict | None = None) -> Op:
         op = Op(prim, tuple(ins), tuple(outs), dict(params or {}), user_location())
         self.program.ops.append(op)
         return op
 
-    def define(self, prim: str, ins, shape, dtype, origin: str = "", /, **params) -> "Tracer":
+    def define(self, prim: str, ins, shape, dtype, origin: str = "", /, **params) -> Tracer:
         """A fresh array: a new storage written whole by one op."""
         return self.define_many(prim, ins, [(shape, dtype)], origin, **params)[0]
 
-    def define_many(self, prim: str, ins, results, origin: str = "", /, **params) -> list["Tracer"]:
+    def define_many(self, prim: str, ins, results, origin: str = "", /, **params) -> list[Tracer]:
         outs = []
         for shape, dtype in results:
             s = self.new_storage(shape, dtype, origin or f"{prim} at {user_location()}")
@@ -111,7 +112,7 @@ def constant_value(x: Any) -> np.ndarray:
 
 
 class _Flags:
-    def __init__(self, t: "Tracer") -> None:
+    def __init__(self, t: Tracer) -> None:
         self._t = t
 
     @property
@@ -149,7 +150,7 @@ class Tracer:
     __hash__ = None  # like ndarray: arrays are not hashable
 
     def __init__(self, trace: Trace, storage: Storage, view: V.View, writeable: bool = True,
-                 base: Optional["Tracer"] = None) -> None:
+                 base: Tracer | None = None) -> None:
         self.trace = trace
         self.storage = storage
         self.view = view
@@ -174,7 +175,8 @@ class Tracer:
     def shape(self, shape) -> None:
         new = V.reshape(self.view, shape)
         if new is None:
-            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
+            raise AttributeError("Incompatible shape for in-place modification. "
+                                 "Use `.reshape()` to make a copy with the desired shape.")
         self.view = new
 
     @property
@@ -206,7 +208,7 @@ class Tracer:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __iter__(self) -> Iterator["Tracer"]:
+    def __iter__(self) -> Iterator[Tracer]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
@@ -250,7 +252,7 @@ class Tracer:
 
     # -- views ------------------------------------------------------------------
 
-    def view_of(self, new: V.View, writeable: Optional[bool] = None) -> "Tracer":
+    def view_of(self, new: V.View, writeable: bool | None = None) -> Tracer:
         """A new array header over the same storage (what NumPy calls a view)."""
         return Tracer(self.trace, self.storage, new,
                       self.writeable if writeable is None else writeable,
@@ -260,7 +262,7 @@ class Tracer:
         if not self.writeable:
             raise located(ValueError, "assignment destination is read-only")
 
-    def reshape(self, *shape, order: str = "C") -> "Tracer":
+    def reshape(self, *shape, order: str = "C") -> Tracer:
         if order not in ("C", "A"):
             raise located(UnsupportedError, f"reshape with order={order!r}")
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
@@ -269,36 +271,36 @@ class Tracer:
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)
 
-    def ravel(self, order: str = "C") -> "Tracer":
+    def ravel(self, order: str = "C") -> Tracer:
         if V.is_c_contiguous(self.view):
             return self.view_of(V.reshape(self.view, (-1,)))
         return HOOKS["copy"](self).reshape(-1)
 
-    def transpose(self, *axes) -> "Tracer":
+    def transpose(self, *axes) -> Tracer:
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
         return self.view_of(V.transpose(self.view, axes or None))
 
     @property
-    def T(self) -> "Tracer":
+    def T(self) -> Tracer:
         return self.transpose()
 
     @property
-    def mT(self) -> "Tracer":
+    def mT(self) -> Tracer:
         return self.swapaxes(-1, -2)
 
-    def swapaxes(self, a: int, b: int) -> "Tracer":
+    def swapaxes(self, a: int, b: int) -> Tracer:
         return self.view_of(V.swapaxes(self.view, a, b))
 
-    def squeeze(self, axis=None) -> "Tracer":
+    def squeeze(self, axis=None) -> Tracer:
         return self.view_of(V.squeeze(self.view, axis))
 
-    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> "Tracer":
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
         # NB: since NumPy 1.9 diagonal() is a read-only view.
         return self.view_of(V.diagonal(self.view, offset, axis1, axis2), writeable=False)
 
     # -- indexing ---------------------------------------------------------------
 
-    def __getitem__(self, key) -> "Tracer":
+    def __getitem__(self, key) -> Tracer:
         if is_basic_index(key):
             out = self.view_of(V.index(self.view, key))
             if out.ndim == 0 and not _has_ellipsis(key):

@@ -17,8 +17,8 @@ import functools
 import itertools
 import math
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ class View:
     offset: int = 0  # in elements, from the start of the storage
 
     @staticmethod
-    def make(shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> "View":
+    def make(shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> View:
         """The canonical View for this header (see the module invariant)."""
         shape = tuple(int(s) for s in shape)
         if 0 in shape:
@@ -139,7 +139,7 @@ def resolve_shape(shape, size: int) -> tuple[int, ...]:
     return shape
 
 
-def reshape(v: View, shape: Sequence[int]) -> Optional[View]:
+def reshape(v: View, shape: Sequence[int]) -> View | None:
     """C-order reshape as a view, or None where NumPy must copy."""
     shape = resolve_shape(shape, v.size)
     if v.size == 0:
@@ -171,7 +171,7 @@ def reshape(v: View, shape: Sequence[int]) -> Optional[View]:
     return View.make(shape, new_strides, v.offset)
 
 
-def transpose(v: View, axes: Optional[Sequence[int]] = None) -> View:
+def transpose(v: View, axes: Sequence[int] | None = None) -> View:
     if axes is None:
         axes = tuple(reversed(range(v.ndim)))
     axes = tuple(normalize_axis(a, v.ndim) for a in axes)
@@ -252,7 +252,7 @@ def broadcast_to(v: View, shape: Sequence[int]) -> View:
     shape = tuple(int(s) for s in shape)
     if len(shape) < v.ndim:
         raise ValueError(
-            f"input operand has more dimensions than allowed by the axis remapping"
+            "input operand has more dimensions than allowed by the axis remapping"
         )
     lead = len(shape) - v.ndim
     strides = [0] * lead
@@ -307,6 +307,9 @@ def covers(a: View, b: View) -> bool:
     """Whether every element of ``b`` is also an element of ``a``."""
     if b.size == 0 or a == b:
         return True
+    if is_c_contiguous(a):  # a dense range: containment of spans decides
+        (alo, ahi), (blo, bhi) = a.span(), b.span()
+        return alo <= blo and bhi <= ahi
     if a.size < b.size and _has_distinct_elements(b):
         return False
     return bool(np.isin(flat_indices(b), flat_indices(a)).all())
@@ -350,7 +353,7 @@ class Box:
 
 
 @functools.lru_cache(maxsize=4096)
-def box(v: View, size: int, hints: tuple[int, ...] = ()) -> Optional[Box]:
+def box(v: View, size: int, hints: tuple[int, ...] = ()) -> Box | None:
     """Express ``v`` over a storage of ``size`` elements as a Box, or None.
 
     ``hints`` are extra strides worth trying as storage axes: the storage's

@@ -96,7 +96,8 @@ def test_box_of_every_basic_view_reads_its_elements(data):
         assert b is None
         return
     assert b is not None  # a basic view is always a strided box
-    x = base[b.window : b.window + b.length].reshape(b.dims)[tuple(slice(s, l, st) for s, l, st in zip(b.starts, b.limits, b.steps))]
+    box_slices = tuple(slice(lo, hi, st) for lo, hi, st in zip(b.starts, b.limits, b.steps))
+    x = base[b.window : b.window + b.length].reshape(b.dims)[box_slices]
     x = x.reshape([v.shape[i] for i in b.kept]).transpose(b.perm)
     order = [i for i in range(v.ndim) if i in b.kept]
     for i in b.flipped:
@@ -138,7 +139,8 @@ def test_ravel_contiguity_follows_numpy():
     c = V.contiguous((4, 6))
     assert V.is_c_contiguous(V.index(c, (slice(1, 3),)))
     assert not V.is_c_contiguous(V.index(c, (slice(None), slice(None, None, 2))))
-    assert V.is_c_contiguous(V.index(c, (slice(None), slice(2, 3))).__class__.make((4, 1), (6, 0), 2)) is False
+    assert V.is_c_contiguous(V.index(c, (slice(None), slice(2, 3))))  # NB: size-1 axes don't count
+    assert not V.is_c_contiguous(V.index(c, (slice(None), slice(2, 4))))
 
 
 def test_errors_are_numpys():

@@ -10,10 +10,9 @@ memory.write. This is the only package, with _api, that imports JAX.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax.numpy as jnp
-
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)

@@ -56,24 +56,72 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
     b = _box(flat, v, shape)
     if b is None or b.broadcast:
         return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
+    u = _to_box(b, v, value)
+    x = _window(flat, b).reshape(b.dims)
+    if b.unit_steps:
+        x = lax.dynamic_update_slice(x, u, b.starts)
+    else:
+        spread, mask = _spread(b, u)
+        x = lax.select(mask, spread, x)
+    if b.length == flat.shape[0]:
+        return x.reshape(-1)
+    return lax.dynamic_update_slice(flat, x.reshape(-1), (b.window,))
+
+
+def place(flat, v: V.View, shape: tuple[int, ...], value):
+    """As ``write``, as one elementwise select over the whole storage.
+
+    Several placements of disjoint views fuse into one pass over memory,
+    where a chain of dynamic_update_slices is one pass per write.
+    """
+    value = jnp.broadcast_to(jnp.asarray(value).astype(flat.dtype), v.shape)
+    b = _box(flat, v, shape)
+    if v.size == 0 or b is None or b.broadcast:
+        return write(flat, v, shape, value)
+    spread, mask = _spread(b, _to_box(b, v, value))
+    n = flat.shape[0]
+    outer = [(b.window, n - b.window - b.length, 0)]
+    spread = lax.pad(spread.reshape(-1), jnp.zeros((), flat.dtype), outer)
+    mask = lax.pad(mask.reshape(-1), False, outer)
+    return lax.select(mask, spread, flat)
+
+
+def _to_box(b: V.Box, v: V.View, value):
+    """``value`` (in the view's shape) laid out as the box's slice."""
     in_order = [i for i in range(v.ndim) if i in b.kept]
     u = value.reshape([v.shape[i] for i in in_order])
     if b.flipped:
         u = lax.rev(u, [in_order.index(i) for i in b.flipped])
     u = lax.transpose(u, np.argsort(b.perm))
-    sliced = [(hi - lo + st - 1) // st for lo, hi, st in zip(b.starts, b.limits, b.steps)]
-    u = u.reshape(sliced)
-    x = _window(flat, b).reshape(b.dims)
-    if b.unit_steps:
-        x = lax.dynamic_update_slice(x, u, b.starts)
-    else:
-        config = [(lo, d - hi, st - 1) for lo, hi, st, d in zip(b.starts, b.limits, b.steps, b.dims)]
-        spread = lax.pad(u, jnp.zeros((), u.dtype), config)
-        mask = lax.pad(jnp.ones(u.shape, bool), False, config)
-        x = lax.select(mask, spread, x)
-    if b.length == flat.shape[0]:
-        return x.reshape(-1)
-    return lax.dynamic_update_slice(flat, x.reshape(-1), (b.window,))
+    return u.reshape([(hi - lo + st - 1) // st for lo, hi, st in zip(b.starts, b.limits, b.steps)])
+
+
+def _spread(b: V.Box, u):
+    """``u`` laid out over the box's dims, and the mask of where it belongs.
+
+    Axes the slice covers whole stay as they are; axes it touches once (a
+    "lane", like column k of ``[:, k::4]``) are broadcast, other axes padded.
+    The mask is comparisons of iotas, which XLA fuses into the select: the
+    interleaved layout is kept and no mask array is materialized.
+    """
+    config, mask = [], None
+    for axis, (lo, hi, st, d) in enumerate(zip(b.starts, b.limits, b.steps, b.dims)):
+        n = u.shape[axis]
+        if n == d:
+            config.append((0, 0, 0))
+            continue
+        i = lax.broadcasted_iota(np.int32, b.dims, axis)
+        if n == 1:
+            config.append((0, 0, 0))
+            cond = i == lo
+        else:
+            config.append((lo, d - hi, st - 1))
+            cond = (i >= lo) & (i < hi) & ((i - lo) % st == 0) if st > 1 else (i >= lo) & (i < hi)
+        mask = cond if mask is None else mask & cond
+    if any(c != (0, 0, 0) for c in config):
+        u = lax.pad(u, jnp.zeros((), u.dtype), config)
+    spread = jnp.broadcast_to(u, b.dims)
+    return spread, jnp.ones(b.dims, bool) if mask is None else mask
 
 
 def _window(flat, b: V.Box):

@@ -9,11 +9,13 @@ to the storage's dtype as NumPy's assignment does.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+from . import memory
 
 RULES: dict[str, Callable] = {}
 
@@ -252,3 +254,16 @@ def jnp_call(ins, outs, name, template, multiple=None):
 def bitcast(ins, outs):
     (_, dtype), = outs
     return [lax.bitcast_convert_type(ins[0], dtype)]
+
+
+# --- ops made by the passes ---------------------------------------------------------------
+
+
+@rule("assemble")
+def assemble(ins, outs, views, covering):
+    """Coalesced writes: every value placed into its view, one fused select."""
+    (shape, dtype), = outs
+    x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
+    for u, v in zip(ins, views):
+        x = memory.place(x, v, shape, u)
+    return [x.reshape(shape)]

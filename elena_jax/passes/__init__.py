@@ -1,17 +1,30 @@
 """Optimization passes on the recorded program, in pipeline order.
 
 Each pass is a pure function Program -> Program that preserves NumPy's
-results; `optimize` applies them in the order of `PIPELINE`.
+results (tests/test_passes.py lowers the program before and after each pass
+and compares). `optimize` applies `PIPELINE` in order and records which
+passes changed the program, for `explain`.
 """
 
 from __future__ import annotations
 
 from ..ir import Program
+from .coalesce import coalesce_writes
+from .dead import eliminate_dead_writes
+from .forward import forward_reads
 
-PIPELINE: list = []
+PIPELINE = [coalesce_writes, forward_reads, eliminate_dead_writes]
 
 
 def optimize(program: Program) -> Program:
+    fired = []
     for p in PIPELINE:
-        program = p(program)
+        new = p(program)
+        if new is not program:
+            fired.append(p.__name__)
+        program = new
+    program.fired = fired
     return program
+
+
+__all__ = ["PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads"]

@@ -1,0 +1,84 @@
+"""Write coalescing: disjoint writes into one storage become one update.
+
+A *run* is a sequence of single-result ops writing pairwise-disjoint views of
+one storage S, with no read of S in between (or inside the ops) that
+overlaps a write of the run. Each op of the run is redirected to a fresh
+temporary, and one ``assemble`` op, placed where the last write was, writes
+all of them into S: the lowering places every value with a select against a
+constant mask, so XLA fuses the run into one pass over S instead of one
+dynamic_update_slice per write. When the run covers all of S, ``assemble``
+does not read S's old value at all (and dead-write elimination removes its
+initialisation): the decode-boxes pattern ``out = np.empty(...);
+out[:, 0::4] = x1; ...; out[:, 3::4] = y2``.
+
+Only runs that write at least half of S are coalesced: a select over all of S
+would cost more than a few small in-place updates.
+"""
+
+from __future__ import annotations
+
+from ..ir import Access, Op, Program
+from ..view import contiguous, overlap
+from ._rewrite import copy_program, temporary
+
+
+def _runs(ops: list[Op], storage) -> list[list[int]]:
+    runs, current, written = [], [], []
+    for i, op in enumerate(ops):
+        reads = [a.view for a in op.reads() if a.storage is storage]
+        if any(overlap(r, w) for r in reads for w in written):
+            runs.append(current)
+            current, written = [], []
+        mine = [a for a in op.outs if a.storage is storage]
+        if not mine:
+            continue
+        v = mine[0].view
+        if len(op.outs) != 1 or v == contiguous(storage.shape) or any(overlap(v, w) for w in written):
+            runs.append(current)
+            current, written = [], []
+            if len(op.outs) != 1 or v == contiguous(storage.shape):
+                continue
+        current.append(i)
+        written.append(v)
+    runs.append(current)
+    return [r for r in runs if len(r) >= 2 and 2 * sum(ops[i].outs[0].view.size for i in r) >= storage.size]
+
+
+def coalesce_writes(program: Program) -> Program:
+    new = copy_program(program)
+    changed = False
+    for storage in program.storages:
+        for run in _runs(new.ops, storage):
+            changed = True
+            values, views = [], []
+            for i in run:
+                op = new.ops[i]
+                view = op.outs[0].view
+                if op.prim == "copy" and isinstance(op.ins[0], Access) and op.ins[0].view == contiguous(view.shape) \
+                        and op.ins[0].storage.dtype == storage.dtype and op.ins[0].storage.shape == view.shape:
+                    values.append(op.ins[0])  # already a whole temporary: reuse it
+                    new.ops[i] = None
+                else:
+                    tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
+                    new.ops[i] = Op(op.prim, op.ins, (tmp,), op.params, op.where)
+                    values.append(tmp)
+                views.append(view)
+            covering = sum(v.size for v in views) == storage.size
+            ins = tuple(values) + (() if covering else (Access.whole(storage),))
+            last = new.ops[run[-1]]
+            assemble = Op("assemble", ins, (Access.whole(storage),),
+                          dict(views=tuple(views), covering=covering),
+                          last.where if last is not None else program.ops[run[-1]].where)
+            new.ops[run[-1]] = [last, assemble] if last is not None else [assemble]
+        new.ops = _flatten(new.ops)
+    return new if changed else program
+
+
+def _flatten(ops):
+    out = []
+    for op in ops:
+        if isinstance(op, list):
+            out.extend(op)
+        elif op is not None:
+            out.append(op)
+    return out

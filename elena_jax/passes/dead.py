@@ -1,0 +1,54 @@
+"""Dead-write elimination: writes that nothing reads disappear.
+
+A write W of op i is dead when, looking forward from i, a later write covers
+W completely before any read overlaps W, or nothing reads W at all (the
+results and the mutated arguments are read after the last op). An op all of
+whose writes are dead is dropped; its reads then no longer count, so walking
+backwards removes whole dead chains. Dropping a storage's defining op while
+later partial writes survive would break the program's invariant (defined
+before use), so such a definition becomes an all-zero fill whose values are
+never read.
+"""
+
+from __future__ import annotations
+
+from ..ir import Access, Op, Program
+from ..view import contiguous, covers, overlap
+from ._rewrite import copy_program, final_reads
+
+
+def _live(w: Access, later: list[tuple[str, Access]]) -> bool:
+    for kind, a in later:
+        if a.storage is not w.storage:
+            continue
+        if kind == "R" and overlap(a.view, w.view):
+            return True
+        if kind == "W" and covers(a.view, w.view):
+            return False
+    return False
+
+
+def eliminate_dead_writes(program: Program) -> Program:
+    # Accesses after the current point, in program order (reads of an op before its writes).
+    later: list[tuple[str, Access]] = [("R", a) for a in final_reads(program)]
+    keep = [False] * len(program.ops)
+    for i in range(len(program.ops) - 1, -1, -1):
+        op = program.ops[i]
+        if op.prim != "arg" and not any(_live(w, later) for w in op.outs):
+            continue
+        keep[i] = True
+        later[:0] = [("R", a) for a in op.reads()] + [("W", a) for a in op.outs]
+    if all(keep):
+        return program
+    new = copy_program(program)
+    ops, defined = [], set()
+    for i, op in enumerate(program.ops):
+        if not keep[i]:
+            continue
+        for a in op.outs:
+            if a.storage.id not in defined and a.view != contiguous(a.storage.shape):
+                ops.append(Op("full", (), (Access.whole(a.storage),), {"value": 0}, op.where))
+            defined.add(a.storage.id)
+        ops.append(op)
+    new.ops = ops
+    return new

@@ -1,0 +1,69 @@
+"""Read forwarding: a read of exactly what was just written uses that value.
+
+When the latest write overlapping a read of view v of S wrote exactly v (or
+was an ``assemble`` that placed a value into exactly v), the reader takes the
+written value instead of slicing it back out of S. The writing op is split:
+it defines a temporary, and a copy writes the temporary into S. XLA then sees
+the value flow directly, with no slice of an updated buffer in between.
+"""
+
+from __future__ import annotations
+
+from ..ir import Access, Op, Program
+from ..view import contiguous, overlap
+from ._rewrite import copy_program, temporary
+
+
+def _source(ops: list[Op], writers: list[int], x: Access):
+    """(writer index, out index) or (assemble index, ("in", k)) that x reads exactly."""
+    for i in reversed(writers):
+        w = ops[i]
+        for k, a in enumerate(w.outs):
+            if a.storage is not x.storage or not overlap(a.view, x.view):
+                continue
+            if w.prim == "assemble":
+                views = w.params["views"]
+                return (i, ("in", views.index(x.view))) if x.view in views else None
+            if w.prim == "arg" or a.view == contiguous(a.storage.shape) or a.view != x.view:
+                return None
+            return (i, k)
+    return None
+
+
+def forward_reads(program: Program) -> Program:
+    ops = program.ops
+    # Phase 1: which operand reads exactly which write.
+    writers: dict[int, list[int]] = {}
+    sources: dict[tuple[int, int], tuple] = {}
+    for j, op in enumerate(ops):
+        for n, x in enumerate(op.ins):
+            if isinstance(x, Access):
+                src = _source(ops, writers.get(x.storage.id, []), x)
+                if src is not None:
+                    sources[(j, n)] = src
+        for a in op.outs:
+            writers.setdefault(a.storage.id, []).append(j)
+    if not sources:
+        return program
+    # Phase 2: split the forwarded writers, substitute the readers' operands.
+    new = copy_program(program)
+    temps = {}
+    for i, k in set(sources.values()):
+        if not isinstance(k, tuple):
+            target = ops[i].outs[k]
+            temps[(i, k)] = temporary(new, target.view.shape, target.storage.dtype,
+                                      f"forwarded write into S{target.storage.id}")
+    out: list[Op] = []
+    for j, op in enumerate(ops):
+        ins = list(op.ins)
+        for n in range(len(ins)):
+            src = sources.get((j, n))
+            if src is not None:
+                i, k = src
+                ins[n] = ops[i].ins[k[1]] if isinstance(k, tuple) else temps[(i, k)]
+        outs = [temps.get((j, k), a) for k, a in enumerate(op.outs)]
+        out.append(Op(op.prim, tuple(ins), tuple(outs), op.params, op.where))
+        out += [Op("copy", (temps[(j, k)],), (a,), {}, op.where)
+                for k, a in enumerate(op.outs) if (j, k) in temps]
+    new.ops = out
+    return new
