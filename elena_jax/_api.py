@@ -77,32 +77,44 @@ class Functionalized:
     # -- signature --------------------------------------------------------------
 
     def _split(self, args, kwargs):
-        """(treedef, leaves, key, paths): array leaves traced, the rest static."""
+        """(treedef, array leaves, cache key): array leaves traced, the rest static."""
         o = self.options
-        static_pos = {i % max(len(args), 1) for i in o.static_argnums} if args else set()
-        dyn_args = tuple(_Static(a) if i in static_pos else a for i, a in enumerate(args))
-        dyn_kwargs = {k: _Static(v) if k in o.static_argnames else v for k, v in kwargs.items()}
-        flat, treedef = jax.tree_util.tree_flatten_with_path((dyn_args, dyn_kwargs))
-        leaves, key, paths = [], [], []
-        for path, leaf in flat:
-            if _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
-                arr_dtype = np.dtype(leaf.dtype) if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
-                writeable = not isinstance(leaf, np.ndarray) or leaf.flags.writeable
-                weak = isinstance(leaf, _SCALARS)
-                key.append(("array", tuple(np.shape(leaf)), arr_dtype, writeable, weak))
+        flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
+        leaves, key = [], []
+        for leaf in flat:
+            if isinstance(leaf, np.ndarray):
+                key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
                 leaves.append(leaf)
-                paths.append(self._describe(path))
+            elif _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
+                weak = isinstance(leaf, _SCALARS)
+                dtype = np.asarray(leaf).dtype if weak else np.dtype(leaf.dtype)
+                key.append((tuple(np.shape(leaf)), dtype, True, weak))
+                leaves.append(leaf)
             else:
                 value = leaf.value if isinstance(leaf, _Static) else leaf
                 try:
                     hash(value)
                 except TypeError:
                     raise TypeError(
-                        f"argument {self._describe(path)} of type {type(value).__name__} is neither an "
-                        "array nor hashable; make it an array or a static argument (a tuple, number "
-                        "or string)") from None
+                        f"an argument of type {type(value).__name__} is neither an array nor hashable; "
+                        "make it an array or a static argument (a tuple, number or string)") from None
                 key.append(("static", type(value), value))
-        return treedef, leaves, tuple(key), paths
+        return treedef, leaves, tuple(key)
+
+    def _mark_static(self, args, kwargs):
+        """Wrap the static arguments so that each flattens to one static leaf."""
+        o = self.options
+        if o.static_argnums or o.static_argnames:
+            static_pos = {i % len(args) for i in o.static_argnums} if args else set()
+            args = tuple(_Static(a) if i in static_pos else a for i, a in enumerate(args))
+            kwargs = {k: _Static(v) if k in o.static_argnames else v for k, v in kwargs.items()}
+        return args, kwargs
+
+    def _paths(self, args, kwargs) -> list[str]:
+        """A readable name for each array leaf (for errors, warnings, explain)."""
+        flat, _ = jax.tree_util.tree_flatten_with_path(self._mark_static(args, kwargs))
+        return [self._describe(p) for p, leaf in flat if not isinstance(leaf, _Static) and (
+            _is_array(leaf) or self.options.trace_scalars and isinstance(leaf, _SCALARS))]
 
     def _describe(self, path) -> str:
         first, rest = path[1], path[2:]
@@ -115,14 +127,14 @@ class Functionalized:
     # -- tracing --------------------------------------------------------------------
 
     def trace(self, args, kwargs) -> tuple[Traced, list]:
-        treedef, leaves, key, paths = self._split(args, kwargs)
+        treedef, leaves, key = self._split(args, kwargs)
         full_key = (treedef, key)
         with self._lock:
             hit = self._cache.get(full_key)
             if hit is not None:
                 self._cache.move_to_end(full_key)
                 return hit, leaves
-        traced = self._trace(treedef, key, paths)
+        traced = self._trace(treedef, key, self._paths(args, kwargs))
         with self._lock:
             self._cache[full_key] = traced
             while len(self._cache) > self.options.cache_size:
@@ -138,7 +150,7 @@ class Functionalized:
                 if k[0] == "static":
                     tracers.append(k[2])
                     continue
-                _, shape, dtype, writeable, weak = k
+                shape, dtype, writeable, weak = k
                 check_dtype_supported(dtype)
                 s = trace.new_storage(shape, dtype, f"argument {next(it)}", writeable)
                 program.inputs.append(s)

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
-from .rules import RULES, to_value
+from .rules import RULES, cast, to_value
 
 
 def lower(program: Program) -> Callable:
@@ -40,7 +40,9 @@ def lower(program: Program) -> Callable:
             for acc, val in zip(op.outs, results):
                 sid = acc.storage.id
                 if sid not in env:
-                    val = jnp.broadcast_to(jnp.asarray(val).astype(acc.storage.dtype), acc.view.shape)
+                    val = cast(val, acc.storage.dtype)
+                    if val.shape != acc.view.shape:
+                        val = jnp.broadcast_to(val, acc.view.shape)
                     env[sid] = val.reshape(-1)
                 else:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)

@@ -48,7 +48,7 @@ def read(flat, v: V.View, shape: tuple[int, ...]):
 
 def write(flat, v: V.View, shape: tuple[int, ...], value):
     """The storage value after writing ``value`` (broadcast to ``v``) into ``v``."""
-    value = jnp.broadcast_to(jnp.asarray(value).astype(flat.dtype), v.shape)
+    value = _fit_value(value, flat.dtype, v.shape)
     if v.size == 0:
         return flat
     if v.size == flat.shape[0] and V.is_c_contiguous(v):
@@ -74,7 +74,7 @@ def place(flat, v: V.View, shape: tuple[int, ...], value):
     Several placements of disjoint views fuse into one pass over memory,
     where a chain of dynamic_update_slices is one pass per write.
     """
-    value = jnp.broadcast_to(jnp.asarray(value).astype(flat.dtype), v.shape)
+    value = _fit_value(value, flat.dtype, v.shape)
     b = _box(flat, v, shape)
     if v.size == 0 or b is None or b.broadcast:
         return write(flat, v, shape, value)
@@ -84,6 +84,14 @@ def place(flat, v: V.View, shape: tuple[int, ...], value):
     spread = lax.pad(spread.reshape(-1), jnp.zeros((), flat.dtype), outer)
     mask = lax.pad(mask.reshape(-1), False, outer)
     return lax.select(mask, spread, flat)
+
+
+def _fit_value(value, dtype, shape):
+    """``value`` cast and broadcast as NumPy's assignment does."""
+    value = jnp.asarray(value)
+    if value.dtype != dtype:
+        value = lax.convert_element_type(value, dtype)
+    return value if value.shape == shape else jnp.broadcast_to(value, shape)
 
 
 def _to_box(b: V.Box, v: V.View, value):

@@ -77,17 +77,47 @@ UFUNC_IMPL: dict[str, Callable] = {
 }
 
 
-def ufunc_impl(name: str) -> Callable:
+def _broadcast(*xs):
+    shape = np.broadcast_shapes(*(x.shape for x in xs))
+    return [x if x.shape == shape else jnp.broadcast_to(x, shape) for x in xs]
+
+
+def _lax(f: Callable) -> Callable:
+    """A lax primitive with NumPy broadcasting (jnp's ufuncs are nested jits, slow to trace)."""
+    return lambda *xs: f(*_broadcast(*xs))
+
+
+# Loop dtypes are NumPy's, so these lax primitives see operands of one dtype.
+UFUNC_IMPL.update({
+    "add": _lax(lax.add), "subtract": _lax(lax.sub), "multiply": _lax(lax.mul),
+    "negative": lax.neg, "exp": lax.exp, "log": lax.log, "sqrt": lax.sqrt, "absolute": lax.abs,
+    "maximum": _lax(lax.max), "minimum": _lax(lax.min),
+    "less": _lax(lax.lt), "less_equal": _lax(lax.le), "greater": _lax(lax.gt),
+    "greater_equal": _lax(lax.ge), "equal": _lax(lax.eq), "not_equal": _lax(lax.ne),
+    "clip": lambda x, lo, hi: lax.min(*_broadcast(lax.max(*_broadcast(x, lo)), hi)),
+})
+_FLOAT_ONLY = {"divide": _lax(lax.div)}
+
+
+def ufunc_impl(name: str, dtype=None) -> Callable:
+    if name in _FLOAT_ONLY and dtype is not None and jnp.issubdtype(dtype, jnp.inexact):
+        return _FLOAT_ONLY[name]
     return UFUNC_IMPL.get(name) or getattr(jnp, name)
+
+
+def cast(x, dtype):
+    """``x`` as a JAX value of ``dtype`` (no op when it already is)."""
+    x = jnp.asarray(x)
+    return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
 
 
 @rule("ufunc")
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
-    args = [jnp.asarray(x).astype(d) for x, d in zip(ins[:n], loop)]
-    res = ufunc_impl(name)(*args)
+    args = [cast(x, d) for x, d in zip(ins[:n], loop)]
+    res = ufunc_impl(name, loop[0] if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
-    res = [r.astype(d) for r, (_, d) in zip(res, outs)]
+    res = [cast(r, d) for r, (_, d) in zip(res, outs)]
     if masked:
         mask, old = ins[n], ins[n + 1 :]
         res = [jnp.where(mask, r, o) for r, o in zip(res, old)]
