@@ -71,7 +71,21 @@ def coalesce_writes(program: Program) -> Program:
                           last.where if last is not None else program.ops[run[-1]].where)
             new.ops[run[-1]] = [last, assemble] if last is not None else [assemble]
         new.ops = _flatten(new.ops)
+    if changed:
+        new.ops = [_mark_materialized(new.ops, i) if op.prim == "assemble" else op for i, op in enumerate(new.ops)]
     return new if changed else program
+
+
+def _mark_materialized(ops: list[Op], i: int) -> Op:
+    """Materialize an assembled storage that later ops read only in part."""
+    op = ops[i]
+    target = op.outs[0]
+    partial = False
+    for later in ops[i + 1 :]:
+        partial = partial or any(a.storage is target.storage and a.view != target.view for a in later.reads())
+        if any(a.storage is target.storage for a in later.outs):
+            break
+    return Op(op.prim, op.ins, op.outs, {**op.params, "materialize": partial}, op.where)
 
 
 def _flatten(ops):
