@@ -7,7 +7,8 @@ shapes and dtypes with NumPy's own machinery (``ufunc.resolve_dtypes``,
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from ..errors import ConcretizationError, _SKIPPED, user_location
+from ..errors import _SKIPPED, ConcretizationError, user_location
 from ..tracer import Tracer, current_trace
 from ._core import fresh, implements, result_dtype, trace_of
 

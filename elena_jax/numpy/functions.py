@@ -101,27 +101,23 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     return x.view_of(new, writeable=writeable and x.writeable)
 
 
-def _atleast(n):
+def _atleast(n: int, pad):
+    """``np.atleast_{n}d``: views with unit axes added where NumPy adds them."""
+
     def impl(*arys):
         outs = []
         for a in arys:
             a = _arr(a)
-            if a.ndim < n:
-                a = a[{1: (None,), 2: (None,) * (2 - a.ndim) + (...,), 3: None}[n]] if n < 3 else \
-                    a.reshape({0: (1, 1, 1), 1: (1, a.size, 1), 2: a.shape + (1,)}[a.ndim])
-                if n == 1:
-                    a = a.reshape(1)
-            outs.append(a)
+            outs.append(a if a.ndim >= n else a.reshape(pad(a)))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     return impl
 
 
-implements(np.atleast_1d)(_atleast(1))
-implements(np.atleast_2d)(_atleast(2))
-implements(np.atleast_3d)(_atleast(3))
-
-
+_ATLEAST_3D = {0: lambda a: (1, 1, 1), 1: lambda a: (1, a.size, 1), 2: lambda a: a.shape + (1,)}
+implements(np.atleast_1d)(_atleast(1, lambda a: (1,)))
+implements(np.atleast_2d)(_atleast(2, lambda a: (1,) * (2 - a.ndim) + a.shape))
+implements(np.atleast_3d)(_atleast(3, lambda a: _ATLEAST_3D[a.ndim](a)))
 # --- copies ----------------------------------------------------------------------
 
 
@@ -444,10 +440,3 @@ def shares_memory(a, b, max_work=None):
 def result_type(*arrays_and_dtypes):
     return result_dtype(*arrays_and_dtypes)
 
-
-@implements(np.ndim)
-def _ndim(a):
-    return len(shape_of(a))
-
-
-__all__ = ["astype", "copy", "reshape", "located", "UnsupportedError"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, Tracer, is_basic_index
-from .. import view as V
 from ._core import as_operand, broadcast_shapes, fresh, implements, shape_of, trace_of
 from .ufuncs import numpy_errors
 
