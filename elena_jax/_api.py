@@ -43,6 +43,7 @@ class Options:
     optimize: bool = True
     trace_scalars: bool = False
     cache_size: int = 256
+    checked: bool = False
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Traced:
     run: Callable  # jitted: (*array_leaves) -> (outputs, finals)
     out_tree: Any
     mutated: list[int]  # indices, among array leaves, of mutated arguments
+    checked_ops: list = ()  # with checked=True: the indexing ops, one flag each
 
 
 def _is_array(x: Any) -> bool:
@@ -165,9 +167,9 @@ class Functionalized:
         program.verify()
         if self.options.optimize:
             program = optimize(program)
-        run = lower(program)
+        run = lower(program, checked=self.options.checked)
         fn = jax.jit(run) if self.options.jit else run
-        return Traced(program, fn, out_tree, run.mutated)
+        return Traced(program, fn, out_tree, run.mutated, run.checked_ops)
 
     # -- calling ---------------------------------------------------------------------
 
@@ -175,7 +177,9 @@ class Functionalized:
         """(outputs pytree, finals by array-leaf index, leaves)."""
         traced, leaves = self.trace(args, kwargs)
         with jax.enable_x64(True):
-            outputs, finals = traced.run(*leaves)
+            outputs, finals, *flags = traced.run(*leaves)
+        if flags:
+            _raise_out_of_bounds(flags[0], traced.checked_ops)
         result = jax.tree_util.tree_unflatten(traced.out_tree, outputs)
         return result, dict(zip(traced.mutated, finals)), leaves, traced
 
@@ -204,6 +208,15 @@ class Functionalized:
             np.copyto(target, value, casting="unsafe")
 
 
+def _raise_out_of_bounds(flags, ops) -> None:
+    """Checked mode: NumPy's IndexError for a traced index out of range."""
+    for flag, op in zip(flags, ops):
+        if isinstance(flag, jax.core.Tracer):
+            return  # inside an outer transformation nothing is concrete to check
+        if bool(flag):
+            raise IndexError(f"index out of bounds in a traced index array (checked mode)\n  at {op.where}")
+
+
 def _check_no_aliasing(written: list, arrays: list) -> None:
     for w in written:
         for a in arrays:
@@ -222,23 +235,27 @@ class _Static:
 
 def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnames=(),
                   jit: bool = True, optimize: bool = True, trace_scalars: bool = False,
-                  cache_size: int = 256):
+                  cache_size: int = 256, checked: bool = False):
     """Run imperative NumPy code ``f`` as one compiled, pure JAX program.
 
     As ``jax.jit``, but ``f`` is ordinary NumPy code: views, in-place writes
     and NumPy's dtypes. Array arguments (NumPy or JAX arrays, JAX tracers) are
     traced; other arguments are static. Writes into a NumPy argument are
     copied back into the caller's array after the call.
+
+    ``checked=True`` raises NumPy's IndexError for traced integer indices out
+    of range (by default XLA clamps reads and drops such writes).
     """
     if f is None:
         return functools.partial(functionalize, static_argnums=static_argnums,
                                  static_argnames=static_argnames, jit=jit, optimize=optimize,
-                                 trace_scalars=trace_scalars, cache_size=cache_size)
+                                 trace_scalars=trace_scalars, cache_size=cache_size, checked=checked)
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    opts = Options(tuple(static_argnums), tuple(static_argnames), jit, optimize, trace_scalars, cache_size)
+    opts = Options(tuple(static_argnums), tuple(static_argnames), jit, optimize, trace_scalars, cache_size,
+                   checked)
     return Functionalized(f, opts)
 
 

@@ -207,3 +207,41 @@ def test_supported_lists_rules_from_the_tables():
     names = elena_jax.supported()
     assert "numpy.add" in names and "numpy.concatenate" in names and "numpy.zeros" in names
     assert "numpy.lexsort" not in names
+
+
+def gather_rows(x, idx):
+    x[idx] = -1.0
+    return x[idx + 1]
+
+
+def test_traced_out_of_range_index_clamps_by_default_and_raises_when_checked():
+    x = np.arange(5.0)
+    idx = np.array([1, 7])  # NumPy raises IndexError for 7
+    with pytest.raises(IndexError):
+        gather_rows(x.copy(), idx)
+    elena_jax.functionalize(gather_rows)(x.copy(), idx)  # documented: XLA clamps / drops
+    caller = x.copy()
+    with pytest.raises(IndexError, match=r"checked mode[\s\S]*test_api.py"):
+        elena_jax.functionalize(gather_rows, checked=True)(caller, idx)
+    np.testing.assert_array_equal(caller, x)  # nothing written back
+    ok = x.copy()
+    got = elena_jax.functionalize(gather_rows, checked=True)(ok, np.array([0, 2]))
+    want_x = x.copy()
+    np.testing.assert_array_equal(got, gather_rows(want_x, np.array([0, 2])))
+    np.testing.assert_array_equal(ok, want_x)
+
+
+def test_many_signatures_keep_the_cache_bounded_and_memory_flat():
+    import tracemalloc
+
+    g = elena_jax.functionalize(lambda x, k: x * k, jit=False, cache_size=16)
+    for k in range(200):  # warm-up: fills and cycles the cache
+        g(np.ones(3), k)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for k in range(200, 1200):
+        g(np.ones(3), k)
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert len(g._cache) == 16
+    assert grown < 2_000_000, grown

@@ -16,14 +16,20 @@ import jax.numpy as jnp
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
-from .rules import RULES, cast, to_value
+from .rules import RULES, cast, out_of_bounds, to_value
+
+_INDEXED = {"getitem", "setitem", "ufunc_at"}
 
 
-def lower(program: Program) -> Callable:
+def lower(program: Program, checked: bool = False) -> Callable:
+    """``run(*inputs) -> (outputs, finals)``; with ``checked``, also one flag per
+    indexing op: whether a traced index was out of bounds (see `checked_ops`)."""
     mutated = [s for s in program.inputs if s in program.written()]
+    indexing = [op for op in program.ops if op.prim in _INDEXED]
 
     def run(*inputs):
         env = {}
+        flags = []
 
         def value(x):
             if isinstance(x, Const):
@@ -36,6 +42,10 @@ def lower(program: Program) -> Callable:
                 env[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
                 continue
             ins = [value(x) for x in op.ins]
+            if checked and op.prim in _INDEXED:
+                n = op.params.get("n_key", len(op.ins) - (2 if op.prim == "setitem" else 1))
+                bad = out_of_bounds(op.params["key"], ins[1 : 1 + n], op.ins[0].view.shape)
+                flags.append(jnp.any(jnp.stack(bad)) if bad else jnp.zeros((), bool))
             results = RULES[op.prim](ins, [(a.view.shape, a.storage.dtype) for a in op.outs], **op.params)
             for acc, val in zip(op.outs, results):
                 sid = acc.storage.id
@@ -48,9 +58,10 @@ def lower(program: Program) -> Callable:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
         outputs = [value(x) for x in program.outputs]
         finals = [env[s.id].reshape(s.shape) for s in mutated]
-        return outputs, finals
+        return (outputs, finals, flags) if checked else (outputs, finals)
 
     run.mutated = [program.inputs.index(s) for s in mutated]
+    run.checked_ops = indexing
     return run
 
 

@@ -179,6 +179,23 @@ def build_key(template, arrays):
     return tuple(key)
 
 
+def out_of_bounds(template, arrays, shape):
+    """Whether any traced index array of ``x[key]`` is out of range (NumPy raises)."""
+    consumed = sum(1 for k in template if k is not None and k is not Ellipsis)
+    axis, flags = 0, []
+    for k in template:
+        if k is Ellipsis:
+            axis += len(shape) - consumed
+        elif k is not None:
+            if isinstance(k, tuple) and k[0] == "arr":
+                idx = jnp.asarray(arrays[k[1]])
+                if idx.dtype != bool and idx.size:
+                    n = shape[axis]
+                    flags.append(jnp.any((idx < -n) | (idx >= n)))
+            axis += 1
+    return flags
+
+
 @rule("getitem")
 def getitem(ins, outs, key):
     x, *arrays = ins
