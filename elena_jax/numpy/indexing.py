@@ -17,6 +17,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, Tracer, is_basic_index
 from ._core import as_operand, broadcast_shapes, fresh, implements, shape_of, trace_of
+from .masked import Masked
 from .ufuncs import numpy_errors
 
 
@@ -79,9 +80,12 @@ def getitem(a: Tracer, key) -> Tracer:
     trace = a.trace
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
-        raise ConcretizationError(
-            "boolean-mask indexing with a traced mask has a data-dependent shape; "
-            f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
+        mask = arrays[0]
+        if len(arrays) != 1 or template[0] != ("arr", 0) or mask.shape != a.shape[: mask.ndim]:
+            raise ConcretizationError(
+                "boolean-mask indexing with a traced mask has a data-dependent shape; "
+                f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
+        return Masked(HOOKS["copy"](a), mask)  # NB: a[mask] is a copy in NumPy
     shape = _result_shape(a, template, arrays)
     return fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
 
@@ -96,6 +100,13 @@ def setitem(a: Tracer, key, value) -> None:
             trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
         return
     template, arrays = split_index(trace, a, key)
+    if _has_traced_mask(arrays) and isinstance(value, Masked):
+        if len(arrays) != 1 or value.mask is not arrays[0] or value.values.shape != a.shape:
+            raise ConcretizationError(
+                "a[mask] = b[mask] needs the same mask object and arrays of one shape\n"
+                f"  at {user_location()}")
+        trace.write("select", [value._full_mask(), value.values, a], [a])
+        return
     if _has_traced_mask(arrays):
         mask = arrays[0]
         if len(arrays) != 1 or template[0] != ("arr", 0) or mask.ndim > a.ndim \

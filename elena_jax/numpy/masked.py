@@ -1,0 +1,136 @@
+"""Boolean-mask selections with a traced mask: ``a[mask]`` without its shape.
+
+``a[mask]`` has as many elements as the mask has True values, which is not
+known when tracing. What code does with such a selection is usually shape-free
+all the same: ``a[mask] *= 2`` (Python reads, updates and writes it back),
+``a[mask] = b[mask]``, ``a[mask].sum()``, ``a[mask].mean()``. A `Masked`
+stands for the selection as the full-shape values plus the mask: elementwise
+ufuncs apply to the values, assignment through the same mask is a select, and
+sums and means are masked reductions. Anything that needs the selection's
+shape raises ConcretizationError naming the user's line.
+
+Invariant: ``values`` has the shape of the indexed array, so the elements the
+mask selects are exactly NumPy's ``a[mask]``, in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConcretizationError, user_location
+from ..tracer import Tracer
+
+
+class Masked:
+    __array_priority__ = 2000
+
+    def __init__(self, values: Tracer, mask: Tracer) -> None:
+        self.values = values
+        self.mask = mask  # bool, covering the leading axes of values
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.values.dtype
+
+    def _full_mask(self) -> Tracer:
+        extra = self.values.ndim - self.mask.ndim
+        return np.broadcast_to(self.mask.reshape(self.mask.shape + (1,) * extra), self.values.shape)
+
+    def _shape_needed(self, what: str):
+        raise ConcretizationError(
+            f"{what} of a boolean-mask selection a[mask] with a traced mask has a data-dependent "
+            f"shape; use np.where(mask, ...) or reduce it (sum, mean, count)\n  at {user_location()}")
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._shape_needed(f".{name}")
+
+    @property
+    def shape(self):
+        return self._shape_needed("the shape")
+
+    @property
+    def size(self):
+        return self._shape_needed("the size")
+
+    def __len__(self):
+        return self._shape_needed("len()")
+
+    def __iter__(self):
+        return self._shape_needed("iteration")
+
+    def __bool__(self):
+        return self._shape_needed("bool()")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        if method != "__call__" or kwargs.get("where", True) is not True:
+            return self._shape_needed(f"np.{ufunc.__name__}.{method}")
+        values = []
+        for x in inputs:
+            if isinstance(x, Masked):
+                if x.mask is not self.mask or x.values.shape != self.values.shape:
+                    return self._shape_needed("combining selections of different masks")
+                values.append(x.values)
+            elif np.ndim(x) == 0 or isinstance(x, Tracer) and x.size == 1:
+                values.append(x.reshape(()) if isinstance(x, Tracer) else x)
+            else:
+                return self._shape_needed(f"np.{ufunc.__name__} with an array operand")
+        result = ufunc(*values, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(Masked(r, self.mask) for r in result)
+        if out is not None:  # in-place on the selection (a temporary in NumPy too)
+            target = out[0] if isinstance(out, tuple) else out
+            if isinstance(target, Masked):
+                target.values = result.astype(target.dtype)
+                return target
+        return Masked(result, self.mask)
+
+    def __array_function__(self, func, types, args, kwargs):
+        rule = _FUNCTIONS.get(func)
+        if rule is None or args[0] is not self:
+            return self._shape_needed(f"np.{func.__name__}")
+        return rule(self, *args[1:], **kwargs)
+
+    def sum(self, axis=None, dtype=None):
+        if axis is not None:
+            return self._shape_needed("a reduction along an axis")
+        return np.sum(self.values, dtype=dtype, where=self._full_mask())
+
+    def mean(self, axis=None, dtype=None):
+        if axis is not None:
+            return self._shape_needed("a reduction along an axis")
+        count = np.sum(self._full_mask())
+        with np.errstate(all="ignore"):
+            return np.true_divide(np.sum(self.values, dtype=dtype or _mean_dtype(self.dtype),
+                                         where=self._full_mask()), count)
+
+    def astype(self, dtype, **kwargs):
+        return Masked(self.values.astype(dtype, **kwargs), self.mask)
+
+    def copy(self):
+        return Masked(self.values.copy(), self.mask)
+
+
+def _mean_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype("f8") if dtype.kind in "biu" else dtype
+
+
+def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
+    if axis is not None:
+        return m._shape_needed("a reduction along an axis")
+    return np.sum((m.values != 0) & m._full_mask())
+
+
+_FUNCTIONS = {np.sum: Masked.sum, np.mean: Masked.mean, np.count_nonzero: _count_nonzero}
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor"):
+    _u = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+          "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
+          "or": np.bitwise_or, "xor": np.bitwise_xor}[_name]
+    setattr(Masked, f"__{_name}__", lambda self, o, _u=_u: _u(self, o))
+    setattr(Masked, f"__r{_name}__", lambda self, o, _u=_u: _u(o, self))
+    setattr(Masked, f"__i{_name}__", lambda self, o, _u=_u: _u(self, o, out=(self,)))
+Masked.__neg__ = lambda self: np.negative(self)
+for _name, _u in {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+                  "eq": np.equal, "ne": np.not_equal}.items():
+    setattr(Masked, f"__{_name}__", lambda self, o, _u=_u: _u(self, o))
