@@ -245,3 +245,48 @@ def test_many_signatures_keep_the_cache_bounded_and_memory_flat():
     tracemalloc.stop()
     assert len(g._cache) == 16
     assert grown < 2_000_000, grown
+
+
+def test_traced_python_scalars_keep_numpy_weak_promotion():
+    def f(x, s):
+        return x * s
+
+    g = elena_jax.functionalize(f, trace_scalars=True)
+    x = np.ones(3, np.float32)
+    out = g(x, 0.5)
+    assert out.dtype == (x * 0.5).dtype == np.float32  # a Python float is "weak" in NumPy 2
+    g(x, 0.25)
+    assert len(g._cache) == 1  # the scalar is traced, not part of the key
+    np.testing.assert_array_equal(g(x, 0.25), x * 0.25)
+
+
+def test_global_jax_config_is_untouched():
+    before = jax.config.jax_enable_x64
+    out = elena_jax.functionalize(lambda x: x * 2.0)(np.ones(2))
+    assert out.dtype == np.float64 and jax.config.jax_enable_x64 == before
+
+
+def test_static_argnums_and_non_hashable_arguments():
+    g = elena_jax.functionalize(lambda x, shape: x.reshape(shape), static_argnums=1)
+    assert g(np.arange(6.0), (2, 3)).shape == (2, 3)
+
+    class Opaque:
+        __hash__ = None
+
+    with pytest.raises(TypeError, match="neither an array nor hashable"):
+        elena_jax.functionalize(lambda x, o: x)(np.ones(2), Opaque())
+
+
+def test_grad_through_pure_sees_the_in_place_update():
+    def step(w, g):
+        w[:2] -= 0.1 * g[:2]
+        return (w ** 2).sum()
+
+    p = elena_jax.pure(step)
+    with jax.enable_x64(True):
+        w, gr = jnp.arange(4.0), jnp.ones(4)
+        loss, (new_w, _) = p(w, gr)
+        dloss = jax.grad(lambda w: p(w, gr)[0])(w)
+    np.testing.assert_allclose(new_w, [-0.1, 0.9, 2.0, 3.0])
+    np.testing.assert_allclose(loss, 0.01 + 0.81 + 4 + 9)
+    np.testing.assert_allclose(dloss, 2 * np.asarray(new_w))
