@@ -213,6 +213,12 @@ class Tracer:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
+    def __getattr__(self, name: str):
+        # Only reached for names Tracer lacks: refuse ndarray's others clearly.
+        if not name.startswith("__") and hasattr(np.ndarray, name):
+            raise UnsupportedError(f"ndarray.{name} is not supported by elena_jax\n  at {user_location()}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __repr__(self) -> str:
         return f"Tracer(shape={self.shape}, dtype={self.dtype}, storage=S{self.storage.id})"
 
