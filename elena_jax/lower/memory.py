@@ -14,6 +14,8 @@ Invariant: ``read(write(x, v, u), v) == broadcast(u)`` and elements outside
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -78,12 +80,46 @@ def place(flat, v: V.View, shape: tuple[int, ...], value):
     b = _box(flat, v, shape)
     if v.size == 0 or b is None or b.broadcast:
         return write(flat, v, shape, value)
-    spread, mask = _spread(b, _to_box(b, v, value))
+    u = _to_box(b, v, value)
     n = flat.shape[0]
+    if b.length == n:  # lanes: no pad, one select per lane, all fused by XLA
+        x = flat.reshape(b.dims)
+        for piece, lane in _lanes(b, u):
+            spread, mask = _spread(piece, lane)
+            x = lax.select(mask, spread, x)
+        return x.reshape(-1)
+    spread, mask = _spread(b, u)
     outer = [(b.window, n - b.window - b.length, 0)]
     spread = lax.pad(spread.reshape(-1), jnp.zeros((), flat.dtype), outer)
     mask = lax.pad(mask.reshape(-1), False, outer)
     return lax.select(mask, spread, flat)
+
+
+def _lanes(b: V.Box, u, limit: int = 16):
+    """Split ``u`` into single lanes along the short axes it covers in part.
+
+    ``[:, 0:2]`` of an (N, 4) storage becomes lanes 0 and 1, each placed by a
+    broadcast and an iota mask: XLA fuses those, where a pad is materialized.
+    """
+    pieces = [(b, u)]
+    for axis, d in enumerate(b.dims):
+        n = u.shape[axis]
+        if not 1 < n < d or n * len(pieces) > limit:
+            continue
+        split = []
+        for box, piece in pieces:
+            for k in range(n):
+                lo = box.starts[axis] + k * box.steps[axis]
+                one = dataclasses.replace(
+                    box, starts=_put(box.starts, axis, lo), limits=_put(box.limits, axis, lo + 1),
+                    steps=_put(box.steps, axis, 1))
+                split.append((one, lax.slice_in_dim(piece, k, k + 1, axis=axis)))
+        pieces = split
+    return pieces
+
+
+def _put(t: tuple, i: int, value) -> tuple:
+    return t[:i] + (value,) + t[i + 1 :]
 
 
 def _fit_value(value, dtype, shape):

@@ -18,7 +18,7 @@ would cost more than a few small in-place updates.
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import contiguous, overlap
+from ..view import contiguous, index, overlap
 from ._rewrite import copy_program, temporary
 
 
@@ -63,6 +63,7 @@ def coalesce_writes(program: Program) -> Program:
                     new.ops[i] = Op(op.prim, op.ins, (tmp,), op.params, op.where)
                     values.append(tmp)
                 views.append(view)
+            values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
             last = new.ops[run[-1]]
@@ -86,6 +87,26 @@ def _mark_materialized(ops: list[Op], i: int) -> Op:
         if any(a.storage is target.storage for a in later.outs):
             break
     return Op(op.prim, op.ins, op.outs, {**op.params, "materialize": partial}, op.where)
+
+
+def _split_lanes(values, views, limit: int = 16):
+    """Split writes along a short last axis into one write per lane.
+
+    ``loc[:, :2] *= h`` becomes lanes ``loc[:, 0]`` and ``loc[:, 1]``; a later
+    read of exactly a lane (``top = loc[:, 0]``) is then forwarded the lane's
+    value instead of reading the assembled storage back.
+    """
+    out_values, out_views = [], []
+    for value, view in zip(values, views):
+        n = view.shape[-1] if view.ndim else 0
+        if 1 < n <= limit:
+            for k in range(n):
+                out_views.append(index(view, (..., k)))
+                out_values.append(Access(value.storage, index(value.view, (..., k))))
+        else:
+            out_values.append(value)
+            out_views.append(view)
+    return out_values, out_views
 
 
 def _flatten(ops):
