@@ -48,7 +48,9 @@ class Const:
 
     def __str__(self) -> str:
         v = np.asarray(self.value)
-        return repr(self.value) if v.size <= 4 else f"const{v.shape}:{v.dtype}"
+        if v.ndim == 0:
+            return f"{v.item()!r}:{v.dtype}"
+        return f"{v.tolist()}:{v.dtype}" if v.size <= 4 else f"const{v.shape}:{v.dtype}"
 
 
 Operand = Access | Const

@@ -1,0 +1,47 @@
+"""The recorded program: its invariant, and its text (a golden example)."""
+
+import numpy as np
+import pytest
+
+import elena_jax
+from elena_jax.ir import Access, Op, Program
+from elena_jax.storage import Storage
+from elena_jax.view import View
+
+
+def scale_first_column(a):
+    a[:, 0] *= 2
+    return a
+
+
+def test_pretty_printed_program():
+    t, _ = elena_jax.functionalize(scale_first_column, optimize=False, jit=False).trace((np.ones((2, 3)),), {})
+    lines = [line for line in str(t.program).splitlines() if not line.strip().startswith("at ")]
+    assert lines == [
+        "storages:",
+        "  S0: float64[6] shape=(2, 3) (argument a)",
+        "ops:",
+        "  #0 S0[shape=(2, 3) strides=(3, 1) offset=0] <- arg() index=0",
+        "  #1 S0[shape=(2,) strides=(3,) offset=0] <- ufunc(S0[shape=(2,) strides=(3,) offset=0], 2.0:float64) "
+        "name=multiply loop=(dtype('float64'), dtype('float64'))",
+        "outputs: S0[shape=(2, 3) strides=(3, 1) offset=0]",
+    ]
+
+
+def test_verify_rejects_a_read_before_definition():
+    s = Storage(0, (3,), np.dtype("f8"), "test")
+    p = Program([s], [Op("copy", (Access.whole(s),), (Access.whole(s),))])
+    with pytest.raises(AssertionError, match="before it is defined"):
+        p.verify()
+
+
+def test_verify_rejects_a_partial_first_write():
+    s = Storage(0, (3,), np.dtype("f8"), "test")
+    p = Program([s], [Op("full", (), (Access(s, View.make((2,), (1,), 0)),), {"value": 0})])
+    with pytest.raises(AssertionError, match="partial"):
+        p.verify()
+
+
+def test_written_is_the_set_of_mutated_storages():
+    t, _ = elena_jax.functionalize(scale_first_column, optimize=False, jit=False).trace((np.ones((2, 3)),), {})
+    assert t.program.written() == {t.program.inputs[0]}
