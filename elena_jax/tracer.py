@@ -47,6 +47,9 @@ class Trace:
 
     def __init__(self) -> None:
         self.program = Program()
+        # Storages whose whole value is known when tracing (constants never written
+        # since): indexing with them can follow NumPy exactly, data-dependence included.
+        self.known: dict[int, np.ndarray] = {}
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Trace]:
@@ -92,23 +95,39 @@ class Trace:
         self.record(prim, [self.operand(x) for x in ins], [t.access for t in outs], params)
         return outs
 
+    def known_value(self, t: Tracer) -> np.ndarray | None:
+        """The value of ``t`` if it is known at trace time, else None."""
+        base = self.known.get(t.storage.id)
+        if base is None:
+            return None
+        if t.size == 0:
+            return np.zeros(t.shape, base.dtype)
+        item = base.itemsize
+        return np.lib.stride_tricks.as_strided(
+            base.reshape(-1)[t.view.offset :], t.shape, [st * item for st in t.view.strides]).copy()
+
     def write(self, prim: str, ins, dsts, /, **params) -> None:
         """An in-place write: the op's results go into the views ``dsts``."""
         for d in dsts:
             d.check_writeable()
+            self.known.pop(d.storage.id, None)
         self.record(prim, [self.operand(x) for x in ins], [d.access for d in dsts], params)
 
 
 def constant_value(x: Any) -> np.ndarray:
     """A concrete NumPy value for a non-tracer operand, or a clear refusal."""
     try:
-        return np.asarray(x)
+        value = np.asarray(x)
     except Exception as e:  # a JAX tracer of an outer transformation, say
         raise located(
             UnsupportedError,
             f"cannot use {type(x).__name__} inside a functionalized function; "
             "pass it as an argument instead",
         ) from e
+    if value.dtype.kind not in "biufc":
+        raise located(UnsupportedError, f"values of type {type(x).__name__} (dtype {value.dtype}) "
+                      "are not supported by elena_jax")
+    return value
 
 
 class _Flags:

@@ -97,11 +97,14 @@ UFUNC_IMPL.update({
     "clip": lambda x, lo, hi: lax.min(*_broadcast(lax.max(*_broadcast(x, lo)), hi)),
 })
 _FLOAT_ONLY = {"divide": _lax(lax.div)}
+_LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
 def ufunc_impl(name: str, dtype=None) -> Callable:
     if name in _FLOAT_ONLY and dtype is not None and jnp.issubdtype(dtype, jnp.inexact):
         return _FLOAT_ONLY[name]
+    if dtype == np.bool_ and name in _LAX_NUMERIC:  # NB: NumPy's bool + is `or`, * is `and`
+        return getattr(jnp, name)
     return UFUNC_IMPL.get(name) or getattr(jnp, name)
 
 

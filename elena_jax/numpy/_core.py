@@ -50,8 +50,8 @@ def dtype_of(x: Any) -> Any:
     """The dtype for promotion: Python scalars stay "weak" (their type)."""
     if isinstance(x, Tracer):
         return {"b": bool, "i": int, "f": float, "c": complex}[x.dtype.kind] if x.weak else x.dtype
-    if isinstance(x, bool):
-        return np.dtype(bool)
+    if isinstance(x, (bool, np.generic)):  # NB: np.float64 subclasses float but is not weak
+        return np.asarray(x).dtype
     if isinstance(x, (int, float, complex)):
         return type(x)
     return np.asarray(x).dtype

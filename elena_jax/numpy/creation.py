@@ -91,7 +91,10 @@ for _name, _value in {"zeros_like": 0, "ones_like": 1, "empty_like": 0, "full_li
 def constant(value: np.ndarray) -> Tracer:
     """A traced array holding a value known at trace time."""
     value = np.asarray(value)
-    return fresh(trace_of(), "copy", [value], value.shape, value.dtype)
+    trace = trace_of()
+    t = fresh(trace, "copy", [value], value.shape, value.dtype)
+    trace.known[t.storage.id] = value
+    return t
 
 
 def _static(*xs):
@@ -185,11 +188,13 @@ def ascontiguousarray(a, dtype=None, *, like=None):
 # --- the scoped interception -------------------------------------------------------
 
 ORIGINALS: dict[str, callable] = {name: getattr(np, name) for name in CREATION}
+# (module, attribute) -> (original, dispatcher): everything the interception swaps.
+_TARGETS: dict[tuple, tuple] = {}
 _lock = threading.Lock()
 _depth = 0
 
 
-def _dispatcher(name, original, impl):
+def _dispatcher(original, impl):
     @functools.wraps(original)
     def dispatch(*args, **kwargs):
         if current_trace() is not None:
@@ -201,17 +206,24 @@ def _dispatcher(name, original, impl):
     return dispatch
 
 
-_DISPATCHERS = {name: _dispatcher(name, ORIGINALS[name], impl) for name, impl in CREATION.items()}
+def intercept(module, name: str, impl) -> None:
+    """While tracing, route ``module.name`` (called from user code) to ``impl``."""
+    original = getattr(module, name)
+    _TARGETS[(module, name)] = (original, _dispatcher(original, impl))
+
+
+for _name, _impl in CREATION.items():
+    intercept(np, _name, _impl)
 
 
 @contextlib.contextmanager
 def intercepting():
-    """Route the ``numpy`` module's creation functions to traced versions."""
+    """Route the intercepted NumPy functions to their traced versions."""
     global _depth
     with _lock:
         if _depth == 0:
-            for name, dispatch in _DISPATCHERS.items():
-                setattr(np, name, dispatch)
+            for (module, name), (_, dispatch) in _TARGETS.items():
+                setattr(module, name, dispatch)
         _depth += 1
     try:
         yield
@@ -219,5 +231,5 @@ def intercepting():
         with _lock:
             _depth -= 1
             if _depth == 0:
-                for name, original in ORIGINALS.items():
-                    setattr(np, name, original)
+                for (module, name), (original, _) in _TARGETS.items():
+                    setattr(module, name, original)

@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
-from ..tracer import HOOKS, Tracer
+from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import fresh, implements, result_dtype, shape_of, trace_of
-from .creation import asarray, constant
+from .creation import asarray, constant, intercept
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
 
@@ -87,7 +87,6 @@ def broadcast_arrays(*args, subok=False):
     return tuple(broadcast_to(a, shape) for a in args)
 
 
-@implements(np.lib.stride_tricks.as_strided)
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     x = _arr(x)
     shape = x.shape if shape is None else tuple(shape)
@@ -99,6 +98,9 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     if lo < 0 or hi > x.storage.size:
         raise located(UnsupportedError, "as_strided view outside its storage (NumPy would read arbitrary memory)")
     return x.view_of(new, writeable=writeable and x.writeable)
+
+
+intercept(np.lib.stride_tricks, "as_strided", as_strided)  # NB: not dispatched by __array_function__
 
 
 def _atleast(n: int, pad):
@@ -354,6 +356,28 @@ GENERIC = [
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+
+def _gufunc(func):
+    """A generalized ufunc (``@`` is np.matmul): its call through ``__array_ufunc__``."""
+    generic = jnp_function(func)
+
+    def rule(*args, out=None, **kwargs):
+        if kwargs:
+            raise located(UnsupportedError, f"np.{func.__name__} with {sorted(kwargs)}")
+        result = generic(*args)
+        if out is None:
+            return result
+        (target,) = out if isinstance(out, tuple) else (out,)
+        target[...] = result
+        return target
+
+    return rule
+
+
+for _name in ("matmul", "vecdot", "matvec", "vecmat"):
+    if hasattr(np, _name):
+        UFUNCS[_name] = _gufunc(getattr(np, _name))
 
 for _name in ("norm", "det", "inv", "solve"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))

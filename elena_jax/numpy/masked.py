@@ -63,6 +63,9 @@ class Masked:
     def __bool__(self):
         return self._shape_needed("bool()")
 
+    def __array__(self, dtype=None, copy=None):
+        return self._shape_needed("using it as an array")
+
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method != "__call__" or kwargs.get("where", True) is not True:
             return self._shape_needed(f"np.{ufunc.__name__}.{method}")

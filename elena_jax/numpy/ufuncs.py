@@ -105,6 +105,7 @@ for _name in dir(np):
     if isinstance(_u, np.ufunc) and _u.__name__ not in _UNSUPPORTED and _u.signature is None:
         UFUNCS[_u.__name__] = ufunc_rule(_u)
 UFUNCS["clip"] = ufunc_rule(np._core.umath.clip)  # NB: NumPy 2's np.clip calls this ufunc
+# Generalized ufuncs (matmul, vecdot, ...) are registered with the functions (functions.py).
 
 
 # --- methods -----------------------------------------------------------------

@@ -51,6 +51,7 @@ def coalesce_writes(program: Program) -> Program:
         for run in _runs(new.ops, storage):
             changed = True
             values, views = [], []
+            where = new.ops[run[-1]].where
             for i in run:
                 op = new.ops[i]
                 view = op.outs[0].view
@@ -68,8 +69,7 @@ def coalesce_writes(program: Program) -> Program:
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
             last = new.ops[run[-1]]
             assemble = Op("assemble", ins, (Access.whole(storage),),
-                          dict(views=tuple(views), covering=covering),
-                          last.where if last is not None else program.ops[run[-1]].where)
+                          dict(views=tuple(views), covering=covering), where)
             new.ops[run[-1]] = [last, assemble] if last is not None else [assemble]
         new.ops = _flatten(new.ops)
     if changed:

@@ -34,7 +34,8 @@ def eliminate_dead_writes(program: Program) -> Program:
     keep = [False] * len(program.ops)
     for i in range(len(program.ops) - 1, -1, -1):
         op = program.ops[i]
-        if op.prim != "arg" and not any(_live(w, later) for w in op.outs):
+        empty = any(w.view.size == 0 for w in op.outs)  # nothing to overwrite; keep it defined
+        if op.prim != "arg" and not empty and not any(_live(w, later) for w in op.outs):
             continue
         keep[i] = True
         later[:0] = [("R", a) for a in op.reads()] + [("W", a) for a in op.outs]

@@ -1,0 +1,53 @@
+"""Differential testing against NumPy, the oracle.
+
+`check_against_numpy(f, *args)` runs ``f`` eagerly with NumPy on copies of the
+arguments and through elena_jax on other copies (passes on and off), and
+compares the results (values and dtypes) and every argument after the call.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+
+import jax
+import numpy as np
+
+from ._api import functionalize
+
+
+def assert_same(got, want, rtol: float | None = None, atol: float | None = None, what: str = "result") -> None:
+    """``got`` equals NumPy's ``want``: dtype, shape and values (NaNs where NumPy has them)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != NumPy's {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != NumPy's {want.shape}"
+    if want.dtype.kind in "fc":
+        tight = 1e-5 if want.dtype in (np.float32, np.complex64) or want.dtype.itemsize <= 4 else 1e-12
+        rtol = tight if rtol is None else rtol
+        # XLA may contract a*b+c into one rounding (FMA): allow that much absolute error.
+        finite = np.abs(want[np.isfinite(want)])
+        scale = float(finite.max(initial=1.0))
+        atol = (rtol * scale) if atol is None else atol
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def check_against_numpy(f: Callable, *args, optimize: Sequence[bool] = (True, False), jit: bool = True,
+                        rtol: float | None = None, atol: float | None = None, **kwargs):
+    """Run ``f`` with NumPy and with elena_jax; assert results and arguments agree."""
+    np_args = copy.deepcopy(args)
+    with np.errstate(all="ignore"):
+        want = f(*np_args, **copy.deepcopy(kwargs))
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    for opt in optimize:
+        ej_args = copy.deepcopy(args)
+        got = functionalize(f, optimize=opt, jit=jit)(*ej_args, **copy.deepcopy(kwargs))
+        got_leaves, got_tree = jax.tree_util.tree_flatten(got)
+        assert got_tree == want_tree, f"result structure {got_tree} != NumPy's {want_tree}"
+        for k, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+            assert_same(g, w, rtol, atol, f"result leaf {k} (optimize={opt})")
+        for k, (g, w) in enumerate(zip(jax.tree_util.tree_leaves(ej_args), jax.tree_util.tree_leaves(np_args))):
+            if isinstance(w, np.ndarray):
+                assert_same(g, w, rtol, atol, f"argument leaf {k} after the call (optimize={opt})")
+    return want

@@ -1,0 +1,633 @@
+"""Differential programs: NumPy code with views and in-place writes, run by
+NumPy and by elena_jax (passes on and off); results, dtypes and the caller's
+arrays after the call must agree. Each program is a small example of one form.
+"""
+
+import numpy as np
+import pytest
+
+from elena_jax.testing import check_against_numpy
+
+R = np.random.default_rng(0)
+F = R.normal(size=(6, 8))
+F3 = R.normal(size=(3, 4, 5))
+I64 = R.integers(-50, 50, size=(6, 8)).astype(np.int64)
+I32 = R.integers(-50, 50, size=(5, 4)).astype(np.int32)
+U8 = R.integers(0, 256, size=(4, 6)).astype(np.uint8)
+B = R.random((6, 8)) > 0.5
+V = R.normal(size=10)
+SQ = R.normal(size=(5, 5))
+F32 = R.normal(size=(4, 6)).astype(np.float32)
+
+
+def boxes(n=7, seed=1):
+    rng = np.random.default_rng(seed)
+    b = rng.uniform(0, 50, (n, 4))
+    b[:, 2:] += b[:, :2] + 1
+    return b
+
+
+# --- basic index views: reads -------------------------------------------------------
+def read_int(a): return a[2] * 1
+def read_negative_int(a): return a[-1, -2] + a[0]
+def read_slice_step(a): return a[1:5:2, ::3] + 0
+def read_negative_step(a): return a[::-1, -2::-3] * 2
+def read_newaxis(a): return a[:, None, 1:3] + a[None, 0, :2]
+def read_ellipsis(a): return a[..., 1] - a[0, ..., 1]
+def read_3d_mixed(a): return a[1, ::-2, None, 1:4:2].sum(axis=0)
+def read_empty_slice(a): return a[3:3] + 1
+def read_scalar_copy_semantics(a):
+    x = a[0, 0]  # NB: a scalar copy, not a view
+    a[0, 0] = 100.0
+    return x + a[0, 0]
+
+
+# --- reshape / ravel: view or copy exactly as NumPy ----------------------------------
+def write_through_reshape_view(a):
+    r = a.reshape(-1, 4)
+    r[:, 0] = -1.0
+    return a
+
+
+def write_through_reshape_copy(a):
+    r = a[:, ::2].reshape(-1)  # non-contiguous: NumPy copies
+    r[:] = 7.0
+    return a, r
+
+
+def write_through_ravel_view(a):
+    a.ravel()[::3] = 0.0
+    return a
+
+
+def write_through_ravel_copy(a):
+    r = a.T.ravel()
+    r[0] = 99.0
+    return a, r
+
+
+def write_through_flatten_copy(a):
+    f = a.flatten()
+    f[:] = 1.0
+    return a, f
+
+
+def reshape_3d_view(a):
+    v = a.reshape(2, 3, 8)
+    v[1, :, ::2] += 10
+    return a
+
+
+def shape_assignment(a):
+    b = a[:2]
+    b.shape = (4, 4)
+    b[0] = 5.0
+    return a
+
+
+# --- transposes and friends ----------------------------------------------------------
+def write_through_T(a):
+    a.T[1] = 3.0
+    return a
+
+
+def write_through_swapaxes(a):
+    np.swapaxes(a, 0, 2)[0, 1] = -2.0
+    return a
+
+
+def write_through_moveaxis(a):
+    m = np.moveaxis(a, 0, -1)
+    m[..., 1] *= 3
+    return a
+
+
+def squeeze_expand(a):
+    s = a[:, :1].squeeze(1)
+    s += 1
+    e = np.expand_dims(a, 0)
+    e[0, 0, :] = 4.0
+    return a
+
+
+def diagonal_read(a): return a.diagonal() + a.diagonal(1) .sum() + np.diagonal(a, -1).sum()
+def trace_of_transpose(a): return np.trace(a.T)
+def broadcast_to_read(v): return np.broadcast_to(v[:4], (3, 4)) * np.arange(3)[:, None]
+
+
+def as_strided_windows(v):
+    w = np.lib.stride_tricks.as_strided(v, shape=(8, 3), strides=(v.strides[0], v.strides[0]))
+    return w.sum(axis=1)
+
+
+# --- setitem -------------------------------------------------------------------------
+def setitem_scalar(a):
+    a[1:3, 2:5] = 4.5
+    return a
+
+
+def setitem_broadcast_row(a):
+    a[::2] = np.arange(a.shape[1])
+    return a
+
+
+def setitem_broadcast_column(a):
+    a[:, 1:3] = a[:, :1]
+    return a
+
+
+def setitem_from_other_view(a):
+    a[0] = a[-1]
+    a[:, -1] = a[:, 0]
+    return a
+
+
+def setitem_int_into_float(a):
+    a[2] = 7
+    return a
+
+
+def setitem_float_into_int(a):
+    a[1] = 2.9  # NB: NumPy truncates on assignment
+    return a
+
+
+def setitem_negative_step(a):
+    a[::-2, ::-1] = np.arange(a.shape[1], dtype=a.dtype)
+    return a
+
+
+def setitem_ellipsis(a):
+    a[...] = 0
+    return a
+
+
+def setitem_newaxis(a):
+    a[None, 1] = 9
+    return a
+
+
+# --- every in-place operator, on arrays and views ------------------------------------
+def iadd(a): a[1:, ::2] += 1.5; return a          # noqa: E702
+def isub(a): a[:, 1] -= a[:, 2]; return a         # noqa: E702
+def imul(a): a[::2] *= 3; return a                # noqa: E702
+def itruediv(a): a[:, :3] /= 4.0; return a        # noqa: E702
+def ifloordiv(a): a[1:3] //= 3; return a          # noqa: E702
+def imod(a): a[:, ::3] %= 7; return a             # noqa: E702
+def ipow(a): a[:2] **= 2; return a                # noqa: E702
+def iand(a): a[1:] &= 12; return a                # noqa: E702
+def ior(a): a[:, 2:] |= 5; return a               # noqa: E702
+def ixor(a): a[::2, ::2] ^= a[1::2, 1::2]; return a  # noqa: E702
+def ilshift(a): a[:, :2] <<= 2; return a          # noqa: E702
+def irshift(a): a[2:] >>= 1; return a             # noqa: E702
+def ifloordiv_float(a): a //= 0.5; return a       # noqa: E702
+def imod_negative(a): a %= -3; return a           # noqa: E702
+def ibool_or(b): b[:, 0] |= True; b &= b[::-1]; return b  # noqa: E702
+def imatmul_like(a): a[:] = a @ np.eye(a.shape[1]); return a  # noqa: E702
+
+
+# --- ufunc out= and where= ------------------------------------------------------------
+def ufunc_out_view(a):
+    np.multiply(a[:, 0], 2, out=a[:, 1])
+    return a
+
+
+def ufunc_out_where(a):
+    np.add(a, 10, out=a, where=a > 0)
+    return a
+
+
+def ufunc_out_other_dtype(a):
+    out = np.zeros(a.shape, np.float32)
+    np.sqrt(np.abs(a), out=out)
+    return out
+
+
+def ufunc_where_view_mask(a):
+    np.negative(a[:, ::2], out=a[:, ::2], where=a[:, 1::2] > 0)
+    return a
+
+
+def ufunc_two_outputs(a):
+    q, r = np.divmod(a, 7)
+    return q, r
+
+
+def ufunc_modf_out(a):
+    frac = np.empty_like(a)
+    whole = np.empty_like(a)
+    np.modf(a, out=(frac, whole))
+    return frac, whole
+
+
+# --- fill, sort, copyto, clip(out=), fill_diagonal --------------------------------------
+def fill_view(a):
+    a[1::2].fill(-3.0)
+    return a
+
+
+def sort_rows_in_place(a):
+    a[:, 2:].sort(axis=1)
+    return a
+
+
+def sort_columns_in_place(a):
+    a.sort(axis=0)
+    return a
+
+
+def copyto_where(a):
+    np.copyto(a, a[::-1], where=a < 0)
+    return a
+
+
+def copyto_broadcast(a):
+    np.copyto(a[:, 1:4], np.arange(3.0))
+    return a
+
+
+def clip_out_strided(a):
+    np.clip(a[:, 0::2], -0.5, 0.5, out=a[:, 0::2])
+    return a
+
+
+def clip_out_same(a):
+    np.clip(a, 0, None, out=a)
+    return a
+
+
+def fill_diagonal_square(a):
+    np.fill_diagonal(a, 0.0)
+    return a
+
+
+def fill_diagonal_values(a):
+    np.fill_diagonal(a, np.arange(5.0))
+    return a
+
+
+def fill_diagonal_tall_wrap(a):
+    np.fill_diagonal(a, -1.0, wrap=True)
+    return a
+
+
+# --- fancy and boolean indices ----------------------------------------------------------
+def fancy_read(a): return a[[0, 3, 1]] + a[:, [2, 2, 5]].sum()
+def fancy_read_mixed(a): return a[1:4, [0, 2]] * a[[1, 2], 3]
+def fancy_read_2d_index(a): return a[np.array([[0, 1], [2, 3]]), np.array([[1, 2], [3, 4]])]
+def fancy_read_traced_index(a, i): return a[i] * 2
+
+
+def fancy_write(a):
+    a[[0, 2, 4]] = -1.0
+    return a
+
+
+def fancy_write_traced(a, i):
+    a[i, 1] = np.arange(len(i), dtype=a.dtype)
+    return a
+
+
+def fancy_augmented(a):
+    a[[1, 3], 2:5] += 100
+    return a
+
+
+def constant_mask_read(a):
+    return a[np.array([True, False, True, False, True, False])]
+
+
+def traced_mask_write(a):
+    a[a > 0.5] = 0.5
+    return a
+
+
+def traced_mask_rows(a):
+    a[a[:, 0] < 0] = 0
+    return a
+
+
+def add_at_repeated(a):
+    np.add.at(a, [0, 0, 1, 3, 3, 3], 1.0)
+    return a
+
+
+def subtract_at_2d(a):
+    np.subtract.at(a, (np.array([0, 1, 1]), np.array([2, 2, 3])), 5)
+    return a
+
+
+def maximum_at(a):
+    np.maximum.at(a, [1, 1, 2], [4.0, 9.0, -3.0])
+    return a
+
+
+def fancy_copies_right_side_first(a):
+    a[[1, 2, 3]] = a[[0, 1, 2]]
+    return a
+
+
+# --- overlapping reads and writes ---------------------------------------------------------
+def shift_accumulate(v):
+    v[1:] += v[:-1]
+    return v
+
+
+def add_transpose_in_place(a):
+    a += a.T
+    return a
+
+
+def shift_copy(v):
+    v[2:] = v[:-2]
+    return v
+
+
+def shift_copy_backwards(v):
+    v[:-2] = v[2:]
+    return v
+
+
+def ufunc_overlapping_out(v):
+    np.add(v[:-1], v[1:], out=v[1:])
+    return v
+
+
+def reversed_self_assignment(v):
+    v[:] = v[::-1]
+    return v
+
+
+def views_of_views_visible(a):
+    b = a[1:]
+    c = b[:, ::2]
+    c[0] = 42.0
+    d = a.T[::2]
+    d[-1] += 1
+    return a, b.sum(), c * 1, d * 1
+
+
+def write_visible_through_earlier_view(a):
+    col = a[:, 3]
+    a[2:4] = -5.0
+    return col * 1
+
+
+# --- dtypes and promotion --------------------------------------------------------------------
+def int32_plus_float(a): return a + 1.5
+def int32_times_int(a): return a * 3
+def float32_times_int(a): return a * 2
+def float32_plus_float64_scalar(a): return a + np.float64(1.0)
+def float32_plus_0d_float64(a): return a + np.array(1.0)
+def uint8_wraps(a): return a + np.uint8(200)
+def uint8_in_place_wraps(a): a += 100; return a  # noqa: E702
+def int_floor_div_zero(a): return a // np.where(a > 0, 0, 3)
+def int_mod_zero(a): return a % np.where(a > 0, 0, 4)
+def float_div_zero(a): return a / np.where(a > 0, 0.0, 2.0)
+def bool_arithmetic(b): return b + b, b * 3, b & ~b, b.sum(), b.mean()
+def true_divide_ints(a): return a / 4
+def comparison_mixed(a): return (a > 2.5) & (a < 20)
+
+
+# --- creation inside f and in helpers ------------------------------------------------------------
+def _helper_zeros(n):
+    return np.zeros((n, 2))
+
+
+def creation_zeros_ones_full(a):
+    z = np.zeros(a.shape)
+    o = np.ones((a.shape[0], 1), dtype=np.int32)
+    f = np.full((2, 3), 7)
+    z[:, :1] = o
+    return z + a, o, f
+
+
+def creation_in_helper(a):
+    h = _helper_zeros(a.shape[0])
+    h[:, 1] = a[:, 0]
+    return h
+
+
+def creation_empty_overwritten(a):
+    e = np.empty((a.shape[0], 2))
+    e[:, 0] = a[:, 1]
+    e[:, 1] = a[:, 0]
+    return e
+
+
+def creation_arange_linspace_eye(a):
+    n = a.shape[0]
+    return a[:, 0] * np.arange(n) + np.linspace(0, 1, n), np.eye(n) @ a
+
+
+def creation_array_of_traced(a):
+    x0, y0 = a[0, 0], a[0, 1]
+    return np.array([x0, y0, x0 * y0]), np.array([[x0, 1.0], [2.0, y0]])
+
+
+def creation_like(a):
+    z = np.zeros_like(a)
+    z[::2] = 1
+    return z + np.ones_like(a, dtype=np.int32) + np.full_like(a, 2.5)
+
+
+# --- Python control flow on static values ---------------------------------------------------------
+def static_loop(a):
+    for i in range(a.shape[0] - 1):
+        a[i + 1] += a[i] * 0.5
+    return a
+
+
+def static_branch(a, mode):
+    if mode == "double":
+        a *= 2
+    else:
+        a[:] = 0
+    return a
+
+
+# --- reductions and joins ----------------------------------------------------------------------------
+def reductions(a):
+    return a.sum(), a.sum(axis=0), a.mean(axis=1, keepdims=True), a.max(axis=-1), a.min(), a.argmax(axis=0)
+
+
+def int_reductions(a): return a.sum(), a.prod(axis=0), np.cumsum(a, axis=1), a.max(), a.argmin()
+def any_all(b): return b.any(), b.all(axis=0), np.any(b, axis=1, keepdims=True)
+def stack_concat(a): return np.stack([a[:, 0], a[:, 1]], axis=-1), np.concatenate([a, a[::-1]], axis=0)
+def where_three(a): return np.where(a > 0, a, -a * 0.5)
+def where_scalar_branches(a): return np.where(a > 0, 1, 0)
+def hstack_vstack(a): return np.hstack([a, a[:, :1]]), np.vstack([a[0], a[1]])
+def maximum_minimum(a): return np.maximum(a[:, :3], a[:, 3:6]), np.minimum(a, 0.1)
+
+
+# --- the detection cases of the research, as imperative NumPy -----------------------------------------
+def valid_flags(feat_h, feat_w, valid_h, valid_w, num_base_anchors):
+    valid_x = np.zeros(feat_w, dtype=bool)
+    valid_y = np.zeros(feat_h, dtype=bool)
+    valid_x[:valid_w] = True
+    valid_y[:valid_h] = True
+    vx = np.broadcast_to(valid_x[None, :], (feat_h, feat_w))
+    vy = np.broadcast_to(valid_y[:, None], (feat_h, feat_w))
+    valid = (vx & vy).reshape(-1)
+    return np.broadcast_to(valid[:, None], (valid.size, num_base_anchors)).reshape(-1)
+
+
+def valid_flags_traced(valid_x_in, valid_y_in):
+    valid_x = np.zeros(valid_x_in.shape[0], dtype=bool)
+    valid_x[:] = valid_x_in > 0
+    valid_y = valid_y_in > 0
+    return (valid_x[None, :] & valid_y[:, None]).reshape(-1)
+
+
+def delta2bbox(rois, deltas, max_shape=(60, 80)):
+    means, stds = (0.0, 0.0, 0.0, 0.0), (0.1, 0.1, 0.2, 0.2)
+    d = deltas.copy()
+    for k in range(4):
+        d[:, k::4] *= stds[k]
+        d[:, k::4] += means[k]
+    px = (rois[:, 0] + rois[:, 2]) * 0.5
+    py = (rois[:, 1] + rois[:, 3]) * 0.5
+    pw = rois[:, 2] - rois[:, 0]
+    ph = rois[:, 3] - rois[:, 1]
+    dw = np.clip(d[:, 2::4], -4.0, 4.0)
+    dh = np.clip(d[:, 3::4], -4.0, 4.0)
+    gw = pw[:, None] * np.exp(dw)
+    gh = ph[:, None] * np.exp(dh)
+    gx = px[:, None] + pw[:, None] * d[:, 0::4]
+    gy = py[:, None] + ph[:, None] * d[:, 1::4]
+    out = np.empty_like(deltas)
+    out[:, 0::4] = gx - gw * 0.5
+    out[:, 1::4] = gy - gh * 0.5
+    out[:, 2::4] = gx + gw * 0.5
+    out[:, 3::4] = gy + gh * 0.5
+    np.clip(out[:, 0::2], 0, max_shape[1], out=out[:, 0::2])
+    np.clip(out[:, 1::2], 0, max_shape[0], out=out[:, 1::2])
+    return out
+
+
+def tblr2bbox(priors, tblr, normalizer=4.0, max_shape=(60, 80)):
+    loc = tblr * normalizer
+    centers = (priors[:, 0:2] + priors[:, 2:4]) / 2
+    wh = priors[:, 2:4] - priors[:, 0:2]
+    loc[:, :2] *= wh[:, 1:2]
+    loc[:, 2:] *= wh[:, 0:1]
+    top, bottom, left, right = loc[:, 0], loc[:, 1], loc[:, 2], loc[:, 3]
+    boxes = np.empty_like(loc)
+    boxes[:, 0] = centers[:, 0] - left
+    boxes[:, 1] = centers[:, 1] - top
+    boxes[:, 2] = centers[:, 0] + right
+    boxes[:, 3] = centers[:, 1] + bottom
+    np.clip(boxes[:, 0::2], 0, max_shape[1], out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, max_shape[0], out=boxes[:, 1::2])
+    return boxes
+
+
+def gen_base_anchors(base_size, ratios, scales):
+    w = h = float(base_size)
+    x_c, y_c = 0.5 * (w - 1), 0.5 * (h - 1)
+    h_ratios = np.sqrt(ratios)
+    w_ratios = 1 / h_ratios
+    ws = (w * w_ratios[:, None] * scales[None, :]).reshape(-1)
+    hs = (h * h_ratios[:, None] * scales[None, :]).reshape(-1)
+    anchors = np.empty((ws.size, 4))
+    anchors[:, 0] = x_c - 0.5 * (ws - 1)
+    anchors[:, 1] = y_c - 0.5 * (hs - 1)
+    anchors[:, 2] = x_c + 0.5 * (ws - 1)
+    anchors[:, 3] = y_c + 0.5 * (hs - 1)
+    return np.round(anchors)
+
+
+def bbox_flip(bboxes, width):
+    flipped = bboxes.copy()
+    flipped[:, 0::4] = width - bboxes[:, 2::4]
+    flipped[:, 2::4] = width - bboxes[:, 0::4]
+    return flipped
+
+
+def xyxy_to_xywh_in_place(b):
+    b[:, 2:] -= b[:, :2]
+    b[:, :2] += b[:, 2:] * 0.5
+    return b
+
+
+def iou_matrix(a, b):
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    wh = np.clip(rb - lt, 0, None)
+    inter = wh[..., 0] * wh[..., 1]
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / (area_a[:, None] + area_b[None, :] - inter)
+
+
+def jacobi(u, steps):
+    for _ in range(steps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+def box_blur_in_place(img):
+    acc = img.copy()
+    acc[1:] += img[:-1]
+    acc[:-1] += img[1:]
+    out = acc.copy()
+    out[:, 1:] += acc[:, :-1]
+    out[:, :-1] += acc[:, 1:]
+    img[...] = out / 9.0
+    return img
+
+
+PROGRAMS = [
+    (read_int, (F,)), (read_negative_int, (F,)), (read_slice_step, (F,)), (read_negative_step, (F,)),
+    (read_newaxis, (F,)), (read_ellipsis, (F3,)), (read_3d_mixed, (F3,)), (read_empty_slice, (F,)),
+    (read_scalar_copy_semantics, (F,)),
+    (write_through_reshape_view, (F,)), (write_through_reshape_copy, (F,)), (write_through_ravel_view, (F,)),
+    (write_through_ravel_copy, (F,)), (write_through_flatten_copy, (F,)), (reshape_3d_view, (F,)),
+    (shape_assignment, (F,)),
+    (write_through_T, (F,)), (write_through_swapaxes, (F3,)), (write_through_moveaxis, (F3,)),
+    (squeeze_expand, (F,)), (diagonal_read, (SQ,)), (trace_of_transpose, (SQ,)), (broadcast_to_read, (V,)),
+    (as_strided_windows, (V,)),
+    (setitem_scalar, (F,)), (setitem_broadcast_row, (F,)), (setitem_broadcast_column, (F,)),
+    (setitem_from_other_view, (F,)), (setitem_int_into_float, (F,)), (setitem_float_into_int, (I64,)),
+    (setitem_negative_step, (I64,)), (setitem_ellipsis, (U8,)), (setitem_newaxis, (I32,)),
+    (iadd, (F,)), (isub, (I64,)), (imul, (I32,)), (itruediv, (F,)), (ifloordiv, (I64,)), (imod, (I64,)),
+    (ipow, (I32,)), (iand, (I64,)), (ior, (U8,)), (ixor, (I64,)), (ilshift, (I32,)), (irshift, (I64,)),
+    (ifloordiv_float, (F,)), (imod_negative, (I64,)), (ibool_or, (B,)), (imatmul_like, (F,)),
+    (ufunc_out_view, (F,)), (ufunc_out_where, (F,)), (ufunc_out_other_dtype, (F,)),
+    (ufunc_where_view_mask, (F,)), (ufunc_two_outputs, (I64,)), (ufunc_modf_out, (F,)),
+    (fill_view, (F,)), (sort_rows_in_place, (F,)), (sort_columns_in_place, (I64,)), (copyto_where, (F,)),
+    (copyto_broadcast, (F,)), (clip_out_strided, (F,)), (clip_out_same, (I64,)), (fill_diagonal_square, (SQ,)),
+    (fill_diagonal_values, (SQ,)), (fill_diagonal_tall_wrap, (np.zeros((7, 3)),)),
+    (fancy_read, (F,)), (fancy_read_mixed, (F,)), (fancy_read_2d_index, (F,)),
+    (fancy_read_traced_index, (F, np.array([5, 0, 2]))), (fancy_write, (F,)),
+    (fancy_write_traced, (F, np.array([4, 1]))), (fancy_augmented, (I64,)), (constant_mask_read, (F,)),
+    (traced_mask_write, (F,)), (traced_mask_rows, (F,)), (add_at_repeated, (V.copy(),)),
+    (subtract_at_2d, (I64,)), (maximum_at, (V.copy(),)), (fancy_copies_right_side_first, (F,)),
+    (shift_accumulate, (V,)), (add_transpose_in_place, (SQ,)), (shift_copy, (V,)),
+    (shift_copy_backwards, (V,)), (ufunc_overlapping_out, (V,)), (reversed_self_assignment, (V,)),
+    (views_of_views_visible, (F,)), (write_visible_through_earlier_view, (F,)),
+    (int32_plus_float, (I32,)), (int32_times_int, (I32,)), (float32_times_int, (F32,)),
+    (float32_plus_float64_scalar, (F32,)), (float32_plus_0d_float64, (F32,)), (uint8_wraps, (U8,)),
+    (uint8_in_place_wraps, (U8,)), (int_floor_div_zero, (I64,)), (int_mod_zero, (I64,)), (float_div_zero, (F,)),
+    (bool_arithmetic, (B,)), (true_divide_ints, (I32,)), (comparison_mixed, (I64,)),
+    (creation_zeros_ones_full, (F,)), (creation_in_helper, (F,)), (creation_empty_overwritten, (F,)),
+    (creation_arange_linspace_eye, (F,)), (creation_array_of_traced, (F,)), (creation_like, (F32,)),
+    (static_loop, (F,)), (static_branch, (F, "double")), (static_branch, (F, "zero")),
+    (reductions, (F,)), (int_reductions, (I32,)), (any_all, (B,)), (stack_concat, (F,)), (where_three, (F,)),
+    (where_scalar_branches, (F,)), (hstack_vstack, (F,)), (maximum_minimum, (F,)),
+    (valid_flags, (5, 7, 3, 4, 3)), (valid_flags_traced, (R.normal(size=7), R.normal(size=5))),
+    (delta2bbox, (boxes(9), R.normal(size=(9, 8)))), (tblr2bbox, (boxes(9), R.uniform(size=(9, 4)))),
+    (gen_base_anchors, (16, np.array([0.5, 1.0, 2.0]), np.array([8.0, 16.0, 32.0]))),
+    (bbox_flip, (boxes(6), 80.0)), (xyxy_to_xywh_in_place, (boxes(6),)),
+    (iou_matrix, (boxes(5, 2), boxes(4, 3))), (jacobi, (R.normal(size=(6, 7)), 3)),
+    (box_blur_in_place, (R.uniform(size=(6, 5)),)),
+]
+
+
+@pytest.mark.parametrize("f,args", PROGRAMS, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(PROGRAMS)])
+def test_program_matches_numpy(f, args):
+    check_against_numpy(f, *args)
+
+
+def test_program_count():
+    assert len(PROGRAMS) >= 100
