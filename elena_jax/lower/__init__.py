@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
-from .rules import RULES, cast, out_of_bounds, to_value
+from .rules import RULES, out_of_bounds, to_value
 
 _INDEXED = {"getitem", "setitem", "ufunc_at"}
 
@@ -50,10 +50,7 @@ def lower(program: Program, checked: bool = False) -> Callable:
             for acc, val in zip(op.outs, results):
                 sid = acc.storage.id
                 if sid not in env:
-                    val = cast(val, acc.storage.dtype)
-                    if val.shape != acc.view.shape:
-                        val = jnp.broadcast_to(val, acc.view.shape)
-                    env[sid] = val.reshape(-1)
+                    env[sid] = memory.fit_value(val, acc.storage.dtype, acc.view.shape).reshape(-1)
                 else:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
         outputs = [value(x) for x in program.outputs]

@@ -50,7 +50,7 @@ def read(flat, v: V.View, shape: tuple[int, ...]):
 
 def write(flat, v: V.View, shape: tuple[int, ...], value):
     """The storage value after writing ``value`` (broadcast to ``v``) into ``v``."""
-    value = _fit_value(value, flat.dtype, v.shape)
+    value = fit_value(value, flat.dtype, v.shape)
     if v.size == 0:
         return flat
     if v.size == flat.shape[0] and V.is_c_contiguous(v):
@@ -76,7 +76,7 @@ def place(flat, v: V.View, shape: tuple[int, ...], value):
     Several placements of disjoint views fuse into one pass over memory,
     where a chain of dynamic_update_slices is one pass per write.
     """
-    value = _fit_value(value, flat.dtype, v.shape)
+    value = fit_value(value, flat.dtype, v.shape)
     b = _box(flat, v, shape)
     if v.size == 0 or b is None or b.broadcast:
         return write(flat, v, shape, value)
@@ -122,11 +122,13 @@ def _put(t: tuple, i: int, value) -> tuple:
     return t[:i] + (value,) + t[i + 1 :]
 
 
-def _fit_value(value, dtype, shape):
+def fit_value(value, dtype, shape):
     """``value`` cast and broadcast as NumPy's assignment does."""
     value = jnp.asarray(value)
     if value.dtype != dtype:
         value = lax.convert_element_type(value, dtype)
+    if value.ndim > len(shape):  # NB: NumPy drops the value's extra leading unit axes
+        value = value.reshape(value.shape[value.ndim - len(shape) :])
     return value if value.shape == shape else jnp.broadcast_to(value, shape)
 
 

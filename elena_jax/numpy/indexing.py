@@ -132,7 +132,11 @@ def setitem(a: Tracer, key, value) -> None:
 def _check_value_shape(value, shape) -> None:
     vshape = shape_of(value)
     try:
-        if np.broadcast_shapes(vshape, shape) != tuple(shape):
+        # NB: NumPy drops leading unit axes of the value that the target lacks
+        trimmed = tuple(vshape)
+        while len(trimmed) > len(shape) and trimmed[0] == 1:
+            trimmed = trimmed[1:]
+        if np.broadcast_shapes(trimmed, shape) != tuple(shape):
             raise ValueError
     except ValueError:
         raise located(ValueError, f"could not broadcast input array from shape {vshape} "
