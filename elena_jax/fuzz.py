@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     def campaign(case):
         counter["n"] += 1
         check(*case, jit=args.jit)
+        if counter["n"] % 1000 == 0:
+            print(f"{counter['n']} programs checked ({time.time() - start:.0f} s)", flush=True)
 
     try:
         seed(args.seed)(campaign)()
