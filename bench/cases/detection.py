@@ -97,6 +97,7 @@ def delta2bbox_lanes(rois, deltas, max_h=800, max_w=1333):
 
 def _delta_inputs(classes):
     def make(n, rng):
+        n = max(1, n // classes)  # n numbers in all: n / classes boxes of `classes` boxes each
         rois = _boxes(n, rng)
         return rois, rng.normal(scale=0.5, size=(n, 4 * classes))
 
@@ -109,7 +110,7 @@ register(Case("delta2bbox", delta2bbox, _delta_inputs(1), delta2bbox_at,
               "strided column views [:, k::4]; fresh output filled by strided writes; np.clip(out=) on views"))
 register(Case("delta2bbox_cls84", delta2bbox, _delta_inputs(21), delta2bbox_at,
               {"stack": delta2bbox_stack, "lanes": delta2bbox_lanes},
-              "class-specific deltas (R, 84) of a Faster R-CNN bbox head (21 classes)",
+              "class-specific deltas (n/21 x 84) of a Faster R-CNN bbox head (21 classes)",
               "stride-4 column views over 84 columns; strided writes; np.clip(out=) on views"))
 
 
