@@ -97,7 +97,7 @@ def delta2bbox_lanes(rois, deltas, max_h=800, max_w=1333):
 
 def _delta_inputs(classes):
     def make(n, rng):
-        n = max(1, n // classes)  # n numbers in all: n / classes boxes of `classes` boxes each
+        n = max(1, n // classes)  # n boxes of one class; n / classes rows of class-specific boxes
         rois = _boxes(n, rng)
         return rois, rng.normal(scale=0.5, size=(n, 4 * classes))
 

@@ -312,11 +312,21 @@ def _numpy_dtypes(func, args, kwargs):
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
 
 
+def _sort_kind(kwargs: dict) -> dict:
+    """NumPy's ``kind=`` as JAX's ``stable=``: stable sorts order ties as NumPy's stable kinds do."""
+    kind = kwargs.pop("kind", None)
+    if kind is not None:
+        kwargs["stable"] = True
+    return kwargs
+
+
 def jnp_function(func, name: str | None = None):
     """Record ``func`` as the generic op: ``jax.numpy.<name>`` on these operands."""
     name = name or func.__name__
 
     def impl(*args, **kwargs):
+        if name in ("sort", "argsort"):
+            kwargs = _sort_kind(dict(kwargs))
         trace = trace_of(*args, *kwargs.values())
         operands, template = [], []
 
@@ -331,7 +341,13 @@ def jnp_function(func, name: str | None = None):
         arg_t = [mark(a) for a in args]
         kw_t = {k: mark(v) for k, v in kwargs.items()}
         template = (tuple(arg_t), tuple(kw_t.items()))
-        avals = HOOKS["eval_shape"](name, template, operands)
+        try:
+            avals = HOOKS["eval_shape"](name, template, operands)
+        except Exception as e:
+            with np.errstate(all="ignore"), numpy_errors():  # NumPy's own error, if NumPy would raise
+                func(*_stand_in(list(args)), **{k: _stand_in(v) for k, v in kwargs.items()})
+            raise located(UnsupportedError, f"np.{name} with these arguments is not supported by elena_jax "
+                          f"({type(e).__name__}: {str(e).splitlines()[0]})") from None
         dtypes = _numpy_dtypes(func, args, kwargs) or [d for _, d in avals]
         if len(dtypes) != len(avals):
             dtypes = [d for _, d in avals]
