@@ -184,7 +184,8 @@ with jax.enable_x64(True):
         history.append(float(loss(d)))
         d = d - step_size * grad(d)
 print(f"loss {history[0]:.2f} -> {history[-1]:.4f}")
-plt.semilogy(history); plt.xlabel("step"); plt.ylabel("mean squared error"); plt.title("fitting deltas through an in-place decoder")
+plt.semilogy(history); plt.xlabel("step"); plt.ylabel("mean squared error")
+plt.title("fitting deltas through an in-place decoder")
 plt.show()'''),
     ("md", "## `jax.vmap` over a batch, checked against a Python loop over NumPy"),
     ("code", '''batch = rng.normal(scale=0.1, size=(5, n, 4))
