@@ -7,7 +7,7 @@ import pytest
 
 import elena_jax
 from elena_jax.lower import lower
-from elena_jax.passes import coalesce_writes, eliminate_dead_writes, forward_reads, optimize
+from elena_jax.passes import coalesce_writes, eliminate_dead_writes, forward_reads, optimize, split_lanes
 
 
 def traced(f, *args):
@@ -49,15 +49,28 @@ def inplace_columns(x):
     return x.sum(axis=0)
 
 
+def clip_columns(b):
+    np.clip(b[:, 0::2], 0, 5, out=b[:, 0::2])
+    np.clip(b[:, 1::2], 0, 3, out=b[:, 1::2])
+    return b
+
+
+def shift_columns_right(a):
+    np.add(a[:, 0:2], 1, out=a[:, 1:3])  # lane 1 reads what lane 0 writes: must not be split
+    return a
+
+
 PROGRAMS = [
     (decode, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 8)))),
     (partial_rows, lambda rng: (rng.normal(size=(3, 4)),)),
     (inplace_columns, lambda rng: (rng.normal(size=(5, 4)),)),
+    (clip_columns, lambda rng: (rng.normal(scale=4, size=(5, 4)),)),
+    (shift_columns_right, lambda rng: (rng.normal(size=(3, 4)),)),
 ]
 
 
 @pytest.mark.parametrize("f,make", PROGRAMS, ids=lambda x: getattr(x, "__name__", ""))
-@pytest.mark.parametrize("p", [coalesce_writes, forward_reads, eliminate_dead_writes, optimize])
+@pytest.mark.parametrize("p", [split_lanes, coalesce_writes, forward_reads, eliminate_dead_writes, optimize])
 def test_pass_preserves_results(f, make, p):
     args = make(np.random.default_rng(0))
     program = traced(f, *args)
@@ -108,3 +121,11 @@ def test_explain_reports_the_passes_that_fired():
     text = str(elena_jax.explain(decode, optimize=True)(rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
     assert "passes fired: coalesce_writes" in text
     assert "== program after optimization" in text
+
+
+def test_lane_splitting_splits_interleaved_columns_but_not_overlapping_shifts():
+    split = split_lanes(traced(clip_columns, np.zeros((5, 4))))
+    clips = [op for op in split.ops if op.prim == "ufunc"]
+    assert len(clips) == 4 and all(op.outs[0].view.shape == (5,) for op in clips)
+    kept = split_lanes(traced(shift_columns_right, np.zeros((3, 4))))
+    assert [op.outs[0].view.shape for op in kept.ops if op.prim == "ufunc"] == [(3, 2)]

@@ -12,8 +12,9 @@ from ..ir import Program
 from .coalesce import coalesce_writes
 from .dead import eliminate_dead_writes
 from .forward import forward_reads
+from .lanes import split_lanes
 
-PIPELINE = [coalesce_writes, forward_reads, eliminate_dead_writes]
+PIPELINE = [split_lanes, coalesce_writes, forward_reads, eliminate_dead_writes]
 
 
 def optimize(program: Program) -> Program:
@@ -27,4 +28,4 @@ def optimize(program: Program) -> Program:
     return program
 
 
-__all__ = ["PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads"]
+__all__ = ["PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "split_lanes"]

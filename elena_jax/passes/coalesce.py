@@ -11,9 +11,10 @@ does not read S's old value at all (and dead-write elimination removes its
 initialisation): the decode-boxes pattern ``out = np.empty(...);
 out[:, 0::4] = x1; ...; out[:, 3::4] = y2``.
 
-Only runs that tile all of S are coalesced. For a run that leaves part of S
-as it was, in-place dynamic_update_slices measured faster on XLA:CPU than one
-select over all of S (bench: bbox_flip, 2x).
+Only runs that write at least half of S are coalesced: for a few small
+writes, in-place dynamic_update_slices are cheaper than a select over all of
+S, while for strided columns one fused select measured up to 8x faster than a
+dynamic_update_slice per column (bench: bbox_flip at 1e6 boxes, XLA:CPU).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _runs(ops: list[Op], storage) -> list[list[int]]:
         current.append(i)
         written.append(v)
     runs.append(current)
-    return [r for r in runs if len(r) >= 2 and sum(ops[i].outs[0].view.size for i in r) == storage.size]
+    return [r for r in runs if len(r) >= 2 and 2 * sum(ops[i].outs[0].view.size for i in r) >= storage.size]
 
 
 def coalesce_writes(program: Program) -> Program:

@@ -1,0 +1,68 @@
+"""Lane splitting: an elementwise op on interleaved columns becomes one op per column.
+
+``np.clip(boxes[:, 0::2], 0, W, out=boxes[:, 0::2])`` on an (N, 4) array is
+an elementwise op over columns 0 and 2. Split into one op per column ("lane"),
+its reads become single columns -- which read forwarding can take straight
+from the values that wrote them -- and its writes become single columns that
+write coalescing assembles with the others. After both, no column is read back
+out of an assembled buffer.
+
+Only in-place ufunc ops without a ``where=`` mask are split, when the written
+view has at least two axes and a last axis of 2 to 16 elements, every array
+operand has that shape or broadcasts along the last axis (size 1 there), and
+no operand overlaps the written view other than lane for lane (so one lane's
+write never changes what a later lane reads).
+"""
+
+from __future__ import annotations
+
+from ..ir import Access, Op, Program
+from ..view import index, overlap
+from ._rewrite import copy_program
+
+LIMIT = 16
+
+
+def _splittable(op: Op) -> bool:
+    if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+        return False
+    v = op.outs[0].view
+    if v.ndim < 2 or not 2 <= v.shape[-1] <= LIMIT:
+        return False
+    for a in op.reads():
+        s = a.view.shape
+        if len(s) != v.ndim or s[:-1] != v.shape[:-1] or s[-1] not in (1, v.shape[-1]):
+            return False
+        # One lane's write must not change what a later lane reads.
+        if a.storage is op.outs[0].storage and a.view != v and overlap(a.view, v):
+            return False
+    return all(isinstance(x, Access) or getattr(x.value, "ndim", 0) == 0 for x in op.ins)
+
+
+def _lane(x, j: int):
+    if not isinstance(x, Access):
+        return x
+    if x.view.shape[-1] == 1:
+        return Access(x.storage, index(x.view, (..., 0)))
+    return Access(x.storage, index(x.view, (..., j)))
+
+
+def split_lanes(program: Program) -> Program:
+    defined: set[int] = set()
+    ops: list[Op] = []
+    changed = False
+    for op in program.ops:
+        fresh = [a for a in op.outs if a.storage.id not in defined]
+        defined.update(a.storage.id for a in op.outs)
+        if fresh or not _splittable(op):  # a definition stays whole (the program's invariant)
+            ops.append(op)
+            continue
+        changed = True
+        out = op.outs[0]
+        for j in range(out.view.shape[-1]):
+            ops.append(Op(op.prim, tuple(_lane(x, j) for x in op.ins), (_lane(out, j),), op.params, op.where))
+    if not changed:
+        return program
+    new = copy_program(program)
+    new.ops = ops
+    return new
