@@ -327,11 +327,18 @@ class Tracer:
 
     def __getitem__(self, key) -> Tracer:
         if is_basic_index(key):
-            out = self.view_of(V.index(self.view, key))
+            out = self.view_of(self.index_view(key))
             if out.ndim == 0 and not _has_ellipsis(key):
                 return HOOKS["copy"](out)  # NB: NumPy returns a scalar (a copy), not a view
             return out
         return HOOKS["getitem"](self, key)
+
+    def index_view(self, key) -> V.View:
+        """The View of ``self[key]`` for a basic index; NumPy's IndexError with the user's line."""
+        try:
+            return V.index(self.view, key)
+        except IndexError as e:
+            raise located(IndexError, str(e)) from None
 
     def __setitem__(self, key, value) -> None:
         HOOKS["setitem"](self, key, value)

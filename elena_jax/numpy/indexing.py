@@ -96,7 +96,7 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a.trace
     a.check_writeable()
     if is_basic_index(key):
-        target = a.view_of(V.index(a.view, key))  # a view even where a[key] would be a scalar
+        target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
         if isinstance(value, Tracer) and value.storage is a.storage and value.view == target.view:
             return  # `a[k] op= v` ends with a[k] = a[k]: a copy onto itself changes nothing
         _check_value_shape(value, target.shape)
