@@ -21,14 +21,17 @@ import elena_jax
 from elena_jax.demo import delta2bbox
 
 
-def _median(f, repeats: int = 2000) -> float:
-    f()
-    times = []
+def _paired(f, g, repeats: int = 3000) -> tuple[float, float]:
+    f(), g()
+    tf, tg = [], []
     for _ in range(repeats):
         t = time.perf_counter()
         f()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
+        tf.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        g()
+        tg.append(time.perf_counter() - t)
+    return float(np.median(tf)), float(np.median(tg))
 
 
 def main() -> None:
@@ -56,10 +59,13 @@ def main() -> None:
 
     g = elena_jax.functionalize(delta2bbox)
     pure_jit = jax.jit(lambda a, b: elena_jax.pure(delta2bbox)(a, b)[0])
-    with jax.enable_x64(True):
-        direct = lambda: pure_jit(ra, da).block_until_ready()
-        t_direct = _median(direct)
-    t_func = _median(lambda: g(ra, da).block_until_ready())
+
+    def direct():
+        with jax.enable_x64(True):
+            return pure_jit(ra, da).block_until_ready()
+
+    # Interleaved, so that load on the machine hits both alike.
+    t_direct, t_func = _paired(direct, lambda: g(ra, da).block_until_ready())
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"jax {jax.__version__}, numpy {np.__version__}")

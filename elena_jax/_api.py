@@ -57,6 +57,20 @@ class Traced:
     checked_ops: list = ()  # with checked=True: the indexing ops, one flag each
 
 
+_KINDS: dict[type, str] = {}  # leaf type -> "numpy", "jax" or "other" (memoized: isinstance on ABCs is slow)
+
+
+def _kind(leaf: Any) -> str:
+    if isinstance(leaf, np.ndarray):
+        kind = "numpy"
+    elif isinstance(leaf, jax.Array) and not isinstance(leaf, jax.core.Tracer):
+        kind = "jax"
+    else:
+        kind = "other"
+    _KINDS[type(leaf)] = kind
+    return kind
+
+
 def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic, jax.Array)) or isinstance(x, jax.core.Tracer)
 
@@ -84,8 +98,12 @@ class Functionalized:
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
         leaves, key = [], []
         for leaf in flat:
-            if isinstance(leaf, np.ndarray):
+            kind = _KINDS.get(type(leaf)) or _kind(leaf)
+            if kind == "numpy":
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
+                leaves.append(leaf)
+            elif kind == "jax":
+                key.append((leaf.shape, leaf.dtype, True, False))
                 leaves.append(leaf)
             elif _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
                 weak = isinstance(leaf, _SCALARS)
