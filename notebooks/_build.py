@@ -147,10 +147,12 @@ for r in big:
            "is faster). The pattern in the committed run: elena_jax beats idiomatic `.at[].set()` code wherever "
            "that code keeps scatters or chains of updates (the strided box decoders), because the write "
            "coalescing pass turns strided writes into one fused select and never emits a scatter. It still "
-           "loses to the best hand restructuring where a person merges several elementwise operations on "
-           "interleaved columns into one lane-wise operation (e.g. clamping all four columns with one "
-           "`clip` and lane-dependent bounds in `tblr2bbox`), and on tiny inputs, where the call overhead of "
-           "any JAX program exceeds NumPy's time. Code with data-dependent Python control flow (greedy NMS) "
+           "loses to the best hand restructuring where the person computes differently, not just lays the "
+           "writes out differently: one vectorized expression over all channels (`normalize_channels`), a "
+           "padded array instead of shifted views (`box_blur`, `jacobi`), one expression instead of a "
+           "write followed by in-place updates of the whole buffer (`bbox2delta`, `xyxy_xywh`); and on "
+           "tiny inputs, where the call overhead of any JAX program exceeds NumPy's time. "
+           "Code with data-dependent Python control flow (greedy NMS) "
            "is refused with a clear error; its place is the Numba kernel path."),
 ]
 
