@@ -6,6 +6,9 @@ arrays after the call must agree. Each program is a small example of one form.
 import numpy as np
 import pytest
 
+from bench.cases.detection import bbox_flip, delta2bbox, gen_base_anchors, tblr2bbox
+from bench.cases.image import box_blur as box_blur_in_place
+from bench.cases.stencil import jacobi
 from elena_jax.testing import check_against_numpy
 
 R = np.random.default_rng(0)
@@ -460,7 +463,8 @@ def hstack_vstack(a): return np.hstack([a, a[:, :1]]), np.vstack([a[0], a[1]])
 def maximum_minimum(a): return np.maximum(a[:, :3], a[:, 3:6]), np.minimum(a, 0.1)
 
 
-# --- the detection cases of the research, as imperative NumPy -----------------------------------------
+# --- the detection cases of the research, as imperative NumPy -------------------------------------
+# delta2bbox, tblr2bbox, gen_base_anchors, bbox_flip, box_blur and jacobi: one copy, in bench/cases.
 def valid_flags(feat_h, feat_w, valid_h, valid_w, num_base_anchors):
     valid_x = np.zeros(feat_w, dtype=bool)
     valid_y = np.zeros(feat_h, dtype=bool)
@@ -479,71 +483,6 @@ def valid_flags_traced(valid_x_in, valid_y_in):
     return (valid_x[None, :] & valid_y[:, None]).reshape(-1)
 
 
-def delta2bbox(rois, deltas, max_shape=(60, 80)):
-    means, stds = (0.0, 0.0, 0.0, 0.0), (0.1, 0.1, 0.2, 0.2)
-    d = deltas.copy()
-    for k in range(4):
-        d[:, k::4] *= stds[k]
-        d[:, k::4] += means[k]
-    px = (rois[:, 0] + rois[:, 2]) * 0.5
-    py = (rois[:, 1] + rois[:, 3]) * 0.5
-    pw = rois[:, 2] - rois[:, 0]
-    ph = rois[:, 3] - rois[:, 1]
-    dw = np.clip(d[:, 2::4], -4.0, 4.0)
-    dh = np.clip(d[:, 3::4], -4.0, 4.0)
-    gw = pw[:, None] * np.exp(dw)
-    gh = ph[:, None] * np.exp(dh)
-    gx = px[:, None] + pw[:, None] * d[:, 0::4]
-    gy = py[:, None] + ph[:, None] * d[:, 1::4]
-    out = np.empty_like(deltas)
-    out[:, 0::4] = gx - gw * 0.5
-    out[:, 1::4] = gy - gh * 0.5
-    out[:, 2::4] = gx + gw * 0.5
-    out[:, 3::4] = gy + gh * 0.5
-    np.clip(out[:, 0::2], 0, max_shape[1], out=out[:, 0::2])
-    np.clip(out[:, 1::2], 0, max_shape[0], out=out[:, 1::2])
-    return out
-
-
-def tblr2bbox(priors, tblr, normalizer=4.0, max_shape=(60, 80)):
-    loc = tblr * normalizer
-    centers = (priors[:, 0:2] + priors[:, 2:4]) / 2
-    wh = priors[:, 2:4] - priors[:, 0:2]
-    loc[:, :2] *= wh[:, 1:2]
-    loc[:, 2:] *= wh[:, 0:1]
-    top, bottom, left, right = loc[:, 0], loc[:, 1], loc[:, 2], loc[:, 3]
-    boxes = np.empty_like(loc)
-    boxes[:, 0] = centers[:, 0] - left
-    boxes[:, 1] = centers[:, 1] - top
-    boxes[:, 2] = centers[:, 0] + right
-    boxes[:, 3] = centers[:, 1] + bottom
-    np.clip(boxes[:, 0::2], 0, max_shape[1], out=boxes[:, 0::2])
-    np.clip(boxes[:, 1::2], 0, max_shape[0], out=boxes[:, 1::2])
-    return boxes
-
-
-def gen_base_anchors(base_size, ratios, scales):
-    w = h = float(base_size)
-    x_c, y_c = 0.5 * (w - 1), 0.5 * (h - 1)
-    h_ratios = np.sqrt(ratios)
-    w_ratios = 1 / h_ratios
-    ws = (w * w_ratios[:, None] * scales[None, :]).reshape(-1)
-    hs = (h * h_ratios[:, None] * scales[None, :]).reshape(-1)
-    anchors = np.empty((ws.size, 4))
-    anchors[:, 0] = x_c - 0.5 * (ws - 1)
-    anchors[:, 1] = y_c - 0.5 * (hs - 1)
-    anchors[:, 2] = x_c + 0.5 * (ws - 1)
-    anchors[:, 3] = y_c + 0.5 * (hs - 1)
-    return np.round(anchors)
-
-
-def bbox_flip(bboxes, width):
-    flipped = bboxes.copy()
-    flipped[:, 0::4] = width - bboxes[:, 2::4]
-    flipped[:, 2::4] = width - bboxes[:, 0::4]
-    return flipped
-
-
 def xyxy_to_xywh_in_place(b):
     b[:, 2:] -= b[:, :2]
     b[:, :2] += b[:, 2:] * 0.5
@@ -558,23 +497,6 @@ def iou_matrix(a, b):
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     return inter / (area_a[:, None] + area_b[None, :] - inter)
-
-
-def jacobi(u, steps):
-    for _ in range(steps):
-        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-    return u
-
-
-def box_blur_in_place(img):
-    acc = img.copy()
-    acc[1:] += img[:-1]
-    acc[:-1] += img[1:]
-    out = acc.copy()
-    out[:, 1:] += acc[:, :-1]
-    out[:, :-1] += acc[:, 1:]
-    img[...] = out / 9.0
-    return img
 
 
 PROGRAMS = [
