@@ -7,6 +7,7 @@ Layering: view, storage <- ir, deps <- tracer <- numpy/, passes/, lower/ <- _api
 
 from ._api import explain, functionalize, make_jaxpr, pure
 from .errors import ConcretizationError, UnsupportedError
+from .kernels import kernel
 from .numpy import supported
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "UnsupportedError",
     "explain",
     "functionalize",
+    "kernel",
     "make_jaxpr",
     "pure",
     "supported",
