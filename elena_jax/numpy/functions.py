@@ -186,8 +186,8 @@ def dstack(tup):
 
 @implements(np.column_stack)
 def column_stack(tup):
-    return concatenate([_arr(a).reshape(-1, 1) if np.ndim(a) < 2 and not isinstance(a, Tracer) or
-                        isinstance(a, Tracer) and a.ndim < 2 else _arr(a) for a in tup], 1)
+    columns = [_arr(a) for a in tup]
+    return concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in columns], 1)
 
 
 @implements(np.where)
