@@ -3,7 +3,8 @@
 ``@elena_jax.kernel(outputs=("keep",))`` marks a plain Python function that
 fills some of its array arguments in place (a loop Numba compiles with
 ``njit``). Called on JAX arrays -- inside or outside ``jax.jit`` -- it returns
-the new values of its output arguments; called inside a functionalized
+the new values of its output arguments; called on NumPy arrays it writes them
+in place, as Numba would; called inside a functionalized
 function on traced arrays, it is recorded as one operation that reads every
 array argument and writes its outputs, so the dependency table, the passes and
 the write-back of caller arrays treat it like any other write.
@@ -52,6 +53,12 @@ class Kernel:
     def __call__(self, *args):
         if any(isinstance(a, Tracer) for a in args):
             return _record(self, args)
+        if all(isinstance(a, np.ndarray) for a in args if _is_array(a)):
+            # Eager NumPy: the kernel writes its outputs in place, as under Numba,
+            # so the same user function runs with NumPy and through elena_jax.
+            self.compiled(*args)
+            out = [args[o] for o in self.outputs]
+            return out[0] if len(out) == 1 else tuple(out)
         out = self.apply(*args)
         return out[0] if len(out) == 1 else tuple(out)
 

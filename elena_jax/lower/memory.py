@@ -58,16 +58,13 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
     b = _box(flat, v, shape)
     if b is None or b.broadcast:
         return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
+    if not (b.unit_steps and b.length == flat.shape[0] and b.dims == tuple(shape)):
+        # NB: XLA:CPU (jaxlib 0.10.2) miscompiled an in-place dynamic_update_slice
+        # of a buffer reshaped to other dims while a pre-update read of it was
+        # pending (tests/test_lower.py has the repro); those writes are selects.
+        return place(flat, v, shape, value)
     u = _to_box(b, v, value)
-    x = _window(flat, b).reshape(b.dims)
-    if b.unit_steps:
-        x = lax.dynamic_update_slice(x, u, b.starts)
-    else:
-        spread, mask = _spread(b, u)
-        x = lax.select(mask, spread, x)
-    if b.length == flat.shape[0]:
-        return x.reshape(-1)
-    return lax.dynamic_update_slice(flat, x.reshape(-1), (b.window,))
+    return lax.dynamic_update_slice(flat.reshape(b.dims), u, b.starts).reshape(-1)
 
 
 def place(flat, v: V.View, shape: tuple[int, ...], value):

@@ -1,0 +1,42 @@
+"""Lowering: reads and writes of views as JAX operations (elena_jax/lower)."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from elena_jax import view as V
+from elena_jax.lower import memory
+from elena_jax.testing import check_against_numpy
+
+KEYS = [(slice(None), slice(1, None, 2)), (slice(None), slice(0, None, 2)), (slice(1, 3), slice(None)),
+        (slice(None, None, -1), 2), (slice(None), slice(None, None, 3)), (Ellipsis, slice(1, 2))]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=str)
+@pytest.mark.parametrize("rows", [3, 4, 7])
+def test_read_and_write_of_a_view_match_numpy(key, rows):
+    shape = (rows, 4)
+    flat = jnp.arange(rows * 4.0)
+    v = V.index(V.contiguous(shape), key)
+    want = np.arange(rows * 4.0).reshape(shape)
+    np.testing.assert_array_equal(memory.read(flat, v, shape), want[key])
+    value = -1.0 - np.arange(v.size, dtype=float).reshape(v.shape)
+    want[key] = value
+    np.testing.assert_array_equal(np.asarray(memory.write(flat, v, shape, value)).reshape(shape), want)
+    np.testing.assert_array_equal(np.asarray(memory.place(flat, v, shape, value)).reshape(shape), want)
+
+
+def update_interleaved_columns(rois, deltas):
+    w = rois[:, 2] - rois[:, 0]
+    h = rois[:, 3] - rois[:, 1]
+    boxes = rois.copy()
+    boxes[:, 0::2] += deltas[:, 0::2] * w[:, None]
+    boxes[:, 1::2] += deltas[:, 1::2] * h[:, None]
+    return boxes
+
+
+def test_regression_xla_in_place_update_of_a_reshaped_buffer():
+    # Lowered as dynamic_update_slices of the (4, 2, 2) reshape, XLA:CPU (jaxlib 0.10.2)
+    # computed w after the first update had overwritten column 2: a wrong x2 column.
+    rng = np.random.default_rng(0)
+    check_against_numpy(update_interleaved_columns, rng.uniform(0, 100, (4, 4)), rng.normal(size=(4, 4)))
