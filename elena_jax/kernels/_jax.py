@@ -1,0 +1,105 @@
+"""A kernel call on JAX values: signature, differentiation rule, and choice of mechanism.
+
+``apply(kernel, args)`` is what a call on JAX arrays (and the lowering of a
+recorded kernel op) runs. It splits the arguments into array operands and
+static scalars, wraps the mechanism in ``jax.custom_vjp`` (so ``jax.grad``
+either uses the user's VJP or stops with an error naming the fix), and picks
+the mechanism: the Numba FFI handler on CPU (``_ffi``), the buffer_callback
+debug mode (``_callback.cpu``), or the Numba CUDA body on GPU
+(``_callback.cuda``).
+
+Invariant: output ``n`` is result ``n`` of the underlying call and is aliased
+to the operand it came from, so its initial contents are that operand's.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+from . import _callback, _ffi
+from ._kernel import Kernel, is_array
+
+
+def split(args) -> tuple[tuple, list]:
+    """``(template, values)``: per argument ``("arr", operand index)`` or ``("static", value)``."""
+    template, values = [], []
+    for a in args:
+        if is_array(a):
+            template.append(("arr", len(values)))
+            values.append(jnp.asarray(a))
+        else:
+            template.append(("static", a))
+    return tuple(template), values
+
+
+def apply(kernel: Kernel, args) -> list:
+    template, values = split(args)
+    return apply_template(kernel, template, values)
+
+
+def apply_template(kernel: Kernel, template: tuple, values: list) -> list:
+    """The outputs' new values for operands ``values`` placed into the arguments by ``template``."""
+    fun = jax.custom_vjp(partial(_run, kernel, template))
+    fun.defvjp(partial(_fwd, kernel, template), partial(_bwd, kernel, template))
+    return list(fun(*values))
+
+
+def _run(kernel: Kernel, template: tuple, *values) -> tuple:
+    platform = jax.default_backend()
+    if platform in ("gpu", "cuda", "rocm"):
+        return _callback.cuda(kernel, template, values)
+    if kernel.mode == "callback":
+        return _callback.cpu(kernel, template, values)
+    return _ffi_call(kernel, template, values)
+
+
+def result_types(kernel: Kernel, template: tuple, values) -> tuple[list, dict]:
+    """The outputs' ShapeDtypeStructs and the operand -> result aliasing."""
+    types, aliases = [], {}
+    for n, o in enumerate(kernel.outputs):
+        p = template[o][1]
+        types.append(jax.ShapeDtypeStruct(values[p].shape, values[p].dtype))
+        aliases[p] = n
+    return types, aliases
+
+
+def _ffi_call(kernel: Kernel, template: tuple, values) -> tuple:
+    ret = {o: n for n, o in enumerate(kernel.outputs)}
+    signature = []
+    for k, (kind, x) in enumerate(template):
+        if kind == "static":
+            signature.append(("static", x, type(x).__name__))
+        else:
+            v = values[x]
+            signature.append(("array", v.dtype.name, v.ndim, ret.get(k)))
+    target = _ffi.handler(kernel, tuple(signature)).target
+    types, aliases = result_types(kernel, template, values)
+    call = jax.ffi.ffi_call(target, types, input_output_aliases=aliases, vmap_method="sequential")
+    return tuple(call(*values))
+
+
+def _fwd(kernel: Kernel, template: tuple, *values):
+    outs = _run(kernel, template, *values)
+    return outs, (values, outs)
+
+
+def _bwd(kernel: Kernel, template: tuple, residuals, cotangents):
+    values, outs = residuals
+    if kernel._vjp is None:
+        raise TypeError(
+            f"cannot differentiate through the Numba kernel {kernel.__name__!r}: JAX has no derivative of "
+            f"compiled Numba code. Give it a VJP: @{kernel.__name__}.defvjp def bwd(args, outputs, "
+            "cotangents): ... (see docs/kernels.md), or wrap the call in jax.lax.stop_gradient")
+    args = [values[x] if kind == "arr" else x for kind, x in template]
+    grads = kernel._vjp(tuple(args), tuple(outs), tuple(cotangents))
+    if len(grads) != len(template):
+        raise ValueError(f"{kernel.__name__}: the VJP must return one cotangent per kernel argument "
+                         f"({len(template)}), got {len(grads)}")
+    by_operand = [None] * len(values)
+    for (kind, x), g in zip(template, grads):
+        if kind == "arr":
+            by_operand[x] = g
+    return tuple(by_operand)
