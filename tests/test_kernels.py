@@ -1,21 +1,29 @@
 """Numba kernels inside functionalized code and inside JAX (elena_jax/kernels)."""
 
+import ctypes
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
+import jaxlib
 import numpy as np
 import pytest
 
 import elena_jax
+from elena_jax.kernels import _abi, _ffi, kernel
 from elena_jax.testing import check_against_numpy
 
+# --- the kernels used below -------------------------------------------------------------------
 
-@elena_jax.kernel(outputs=("keep",))
+
+@kernel(outputs=("keep",))
 def greedy_nms(boxes, scores, iou_thr, keep):
     """Sequential, data-dependent suppression: what XLA cannot express well."""
     n = boxes.shape[0]
     order = np.argsort(-scores)
-    for a in range(n):
-        keep[a] = True
     for ia in range(n):
         i = order[ia]
         if not keep[i]:
@@ -31,6 +39,49 @@ def greedy_nms(boxes, scores, iou_thr, keep):
                 keep[j] = False
 
 
+@kernel(outputs=(1,))
+def double_even_positions(x, out):
+    """Writes only the even positions of ``out``: the odd ones keep their values."""
+    for i in range(0, x.shape[0], 2):
+        out[i] = 2 * x[i]
+
+
+@kernel(outputs=("out",))
+def failing(x, out):
+    if x[0] < 0:
+        raise ValueError("negative input")
+    out[0] = x[0]
+
+
+@kernel(outputs=("out",), mode="callback")
+def failing_debug(x, out):
+    if x[0] < 0:
+        raise ValueError("negative input")
+    out[0] = x[0]
+
+
+@kernel(outputs=("out",), mode="callback")
+def writes_past_the_end(x, out):
+    out[x.shape[0]] = 1.0
+
+
+def nms_reference(boxes, scores, iou_thr):
+    """Greedy NMS in vectorized NumPy, written independently of the kernel."""
+    x1, y1, x2, y2 = boxes.T
+    areas = (x2 - x1) * (y2 - y1)
+    keep = np.ones(len(boxes), dtype=bool)
+    for i in np.argsort(-scores, kind="stable"):
+        if not keep[i]:
+            continue
+        later = np.argsort(-scores, kind="stable")
+        later = later[np.nonzero(later == i)[0][0] + 1:]
+        w = np.clip(np.minimum(x2[i], x2[later]) - np.maximum(x1[i], x1[later]), 0, None)
+        h = np.clip(np.minimum(y2[i], y2[later]) - np.maximum(y1[i], y1[later]), 0, None)
+        inter = w * h
+        keep[later[inter / (areas[i] + areas[later] - inter) > iou_thr]] = False
+    return keep
+
+
 def postprocess(rois, deltas, scores):
     """Boxes decoded by NumPy code (XLA), suppressed by the kernel, in one program."""
     w = rois[:, 2] - rois[:, 0]
@@ -38,7 +89,7 @@ def postprocess(rois, deltas, scores):
     boxes = rois.copy()
     boxes[:, 0::2] += deltas[:, 0::2] * w[:, None]
     boxes[:, 1::2] += deltas[:, 1::2] * h[:, None]
-    keep = np.zeros(rois.shape[0], dtype=bool)
+    keep = np.ones(rois.shape[0], dtype=bool)
     greedy_nms(boxes, scores, 0.5, keep)
     return boxes, keep
 
@@ -47,26 +98,34 @@ def detections(n=40, seed=0):
     rng = np.random.default_rng(seed)
     rois = rng.uniform(0, 100, (n, 4))
     rois[:, 2:] += rois[:, :2] + 5
-    return rois, rng.normal(scale=0.1, size=(n, 4)), rng.uniform(size=n)
+    return rois, rng.normal(scale=0.1, size=(n, 4)), rng.permutation(n) / n  # distinct scores
+
+
+# --- functionalized code -----------------------------------------------------------------------
 
 
 def test_nms_kernel_in_functionalized_postprocessing_matches_numpy():
-    # Eagerly the kernel runs under Numba on the NumPy arrays, in place: NumPy is the oracle.
-    args = detections()
-    want_boxes, want_keep = check_against_numpy(postprocess, *args)
-    assert 0 < want_keep.sum() < len(want_keep)
+    rois, deltas, scores = detections()
+    boxes, keep = elena_jax.functionalize(postprocess)(rois, deltas, scores)
+    want_boxes = rois.copy()
+    want_boxes[:, 0::2] += deltas[:, 0::2] * (rois[:, 2] - rois[:, 0])[:, None]
+    want_boxes[:, 1::2] += deltas[:, 1::2] * (rois[:, 3] - rois[:, 1])[:, None]
+    np.testing.assert_allclose(boxes, want_boxes, rtol=1e-12)
+    np.testing.assert_array_equal(keep, nms_reference(want_boxes, scores, 0.5))
+    assert 0 < keep.sum() < len(keep)
+    # Eagerly the kernel runs under Numba on the NumPy arrays, in place: the same code is its own oracle.
+    check_against_numpy(postprocess, rois, deltas, scores, optimize=(True,))
 
 
-def test_kernel_on_numpy_arrays_writes_in_place():
-    out = np.zeros(4)
-    assert double_even_positions(np.arange(4.0), out) is out
-    np.testing.assert_array_equal(out, [0.0, 0.0, 4.0, 0.0])
-
-
-@elena_jax.kernel(outputs=(1,))
-def double_even_positions(x, out):
-    for i in range(0, x.shape[0], 2):
-        out[i] = 2 * x[i]
+def test_functionalized_kernel_call_under_vmap_of_the_pure_form():
+    pure = elena_jax.pure(postprocess)
+    batch = [detections(seed=s) for s in range(3)]
+    stacked = [jnp.asarray(np.stack(parts)) for parts in zip(*batch)]
+    with jax.enable_x64(True):
+        (boxes, keep), _ = jax.vmap(pure)(*[jnp.asarray(np.stack(p)) for p in zip(*batch)])
+    for b, (rois, deltas, scores) in enumerate(batch):
+        np.testing.assert_array_equal(keep[b], postprocess(rois, deltas, scores)[1])
+    assert stacked[0].shape == (3, 40, 4)
 
 
 def test_partial_writes_keep_previous_contents_and_write_back():
@@ -80,10 +139,33 @@ def test_partial_writes_keep_previous_contents_and_write_back():
     assert float(total) == 10.0
 
 
+def test_kernel_writing_into_a_view_inside_functionalized_code():
+    def f(x):
+        out = np.full((2, 6), 7.0)
+        double_even_positions(x, out[1])  # a row view: the write goes back into ``out``
+        return out
+
+    check_against_numpy(f, np.arange(6.0), optimize=(True,))
+
+
+def test_zero_d_threshold_is_a_scalar_in_the_kernel():
+    rois, deltas, scores = detections(n=12)
+    keep = greedy_nms(jnp.asarray(rois), jnp.asarray(scores), jnp.float32(0.3), jnp.ones(12, bool))
+    np.testing.assert_array_equal(keep, nms_reference(rois.astype(np.float32), scores.astype(np.float32), 0.3))
+
+
+# --- the kernel on NumPy and JAX arrays --------------------------------------------------------
+
+
+def test_kernel_on_numpy_arrays_writes_in_place():
+    out = np.zeros(4)
+    assert double_even_positions(np.arange(4.0), out) is out
+    np.testing.assert_array_equal(out, [0.0, 0.0, 4.0, 0.0])
+
+
 def test_kernel_on_jax_arrays_inside_jit_vmap_and_scan():
     x = jnp.arange(6.0)
-    direct = double_even_positions(x, jnp.zeros(6))
-    np.testing.assert_array_equal(direct, [0, 0, 4, 0, 8, 0])
+    np.testing.assert_array_equal(double_even_positions(x, jnp.zeros(6)), [0, 0, 4, 0, 8, 0])
     jitted = jax.jit(lambda a: double_even_positions(a, jnp.ones_like(a)))(x)
     np.testing.assert_array_equal(jitted, [0, 1, 4, 1, 8, 1])
     batch = jnp.stack([x, x + 1])
@@ -97,24 +179,145 @@ def test_kernel_on_jax_arrays_inside_jit_vmap_and_scan():
     np.testing.assert_array_equal(scanned, [0, 1, 16, 3, 32, 5])
 
 
-def test_grad_through_a_kernel_is_a_clear_error():
-    with pytest.raises(Exception, match="(?i)differentiat|jvp|transpose"):
-        jax.grad(lambda a: double_even_positions(a, jnp.zeros_like(a)).sum())(jnp.arange(4.0))
+def test_donated_output_is_updated_in_place():
+    step = jax.jit(lambda x, out: double_even_positions(x, out), donate_argnums=1)
+    out = jnp.full(6, -1.0)
+    pointer = out.unsafe_buffer_pointer()
+    new = step(jnp.arange(6.0), out)
+    np.testing.assert_array_equal(new, [0, -1, 4, -1, 8, -1])
+    assert out.is_deleted() and new.unsafe_buffer_pointer() == pointer  # no copy, XLA reused the buffer
 
 
-@elena_jax.kernel(outputs=("out",))
-def failing(x, out):
-    if x[0] < 0:
-        raise ValueError("negative input")
-    out[0] = x[0]
+def test_one_compiled_handler_per_dtype_signature():
+    before = len(_ffi._HANDLERS)
+    for _ in range(3):
+        double_even_positions(jnp.arange(4.0), jnp.zeros(4))
+    double_even_positions(jnp.arange(4, dtype=jnp.int32), jnp.zeros(4, jnp.int32))
+    double_even_positions(jnp.arange(4.0), jnp.zeros(4))
+    assert len(_ffi._HANDLERS) - before <= 2
 
 
-def test_an_error_inside_a_kernel_is_raised_and_the_process_stays_usable():
-    with pytest.raises(Exception, match="negative input"):
+def test_debug_mode_gives_the_same_result():
+    debug = kernel(double_even_positions.fn, outputs=(1,), mode="callback")
+    x = jnp.arange(5.0)
+    np.testing.assert_array_equal(debug(x, jnp.ones(5)), double_even_positions(x, jnp.ones(5)))
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+def test_an_error_inside_an_ffi_kernel_is_an_xla_error_and_the_process_stays_usable():
+    with pytest.raises(Exception, match="kernel 'failing' raised an exception.*mode='callback'"):
         jax.block_until_ready(failing(jnp.array([-1.0]), jnp.zeros(1)))
     np.testing.assert_array_equal(failing(jnp.array([3.0]), jnp.zeros(1)), [3.0])
 
 
-def test_kernel_outputs_must_be_arrays():
-    with pytest.raises(TypeError, match="output"):
+def test_debug_mode_reports_the_kernels_own_message():
+    with pytest.raises(Exception, match="negative input"):
+        jax.block_until_ready(failing_debug(jnp.array([-1.0]), jnp.zeros(1)))
+    np.testing.assert_array_equal(failing_debug(jnp.array([3.0]), jnp.zeros(1)), [3.0])
+
+
+def test_debug_mode_checks_bounds():
+    with pytest.raises(Exception, match="(?i)index.*out of bounds"):
+        jax.block_until_ready(writes_past_the_end(jnp.zeros(3), jnp.zeros(3)))
+
+
+def test_grad_through_a_kernel_without_vjp_is_a_clear_error():
+    with pytest.raises(TypeError, match="differentiate through the Numba kernel 'double_even_positions'.*defvjp"):
+        jax.grad(lambda a: double_even_positions(a, jnp.zeros_like(a)).sum())(jnp.arange(4.0))
+
+
+def test_grad_through_a_user_vjp():
+    @kernel(outputs=("out",))
+    def scale(x, factor, out):
+        for i in range(x.shape[0]):
+            out[i] = factor * x[i]
+
+    @scale.defvjp
+    def scale_vjp(args, outputs, cotangents):
+        x, factor, out = args
+        return cotangents[0] * factor, None, None
+
+    g = jax.grad(lambda x: scale(x, 3.0, jnp.zeros_like(x)).sum())(jnp.arange(4.0))
+    np.testing.assert_array_equal(g, [3.0, 3.0, 3.0, 3.0])
+
+
+def test_bad_arguments_are_refused_when_called():
+    with pytest.raises(TypeError, match="output argument 1 must be an array"):
         failing(jnp.ones(1), 0.0)
+    with pytest.raises(TypeError, match="argument 0 must be an array or a Python/NumPy scalar"):
+        failing("x", jnp.ones(1))
+    with pytest.raises(ValueError, match="not all parameters"):
+        kernel(lambda x: None, outputs=("y",))
+
+
+# --- the FFI ABI ----------------------------------------------------------------------------------
+
+HEADER = Path(jaxlib.__file__).parent / "include/xla/ffi/api/c_api.h"
+C_STRUCT = {"frame": "XLA_FFI_CallFrame", "ext": "XLA_FFI_Extension_Base", "mdext": "XLA_FFI_Metadata_Extension",
+            "md": "XLA_FFI_Metadata", "buffer": "XLA_FFI_Buffer", "api": "XLA_FFI_Api",
+            "error": "XLA_FFI_Error_Create_Args"}
+C_MEMBER = {"api.error_create": "XLA_FFI_Error_Create"}
+
+
+def header_fields(text, name):
+    body = re.search(rf"struct {name} \{{(.*?)\}}\s*\w*;", text, re.S).group(1)
+    body = re.sub(r"//[^\n]*", "", body)
+    body = re.sub(r"_XLA_FFI_API_STRUCT_FIELD\((\w+)\)", r"\1 \1", body)
+    return [re.findall(r"(\w+)(?:\[\w*\])?\s*$", decl.strip())[0] for decl in body.split(";") if decl.strip()]
+
+
+def test_ffi_struct_mirror_matches_the_jaxlib_header_text():
+    text = HEADER.read_text()
+    assert re.search(rf"#define XLA_FFI_API_MAJOR {_abi.API_MAJOR}\b", text)
+    assert re.search(rf"#define XLA_FFI_API_MINOR {_abi.API_MINOR}\b", text)
+    assert re.search(f"XLA_FFI_Extension_Metadata = {_abi.EXTENSION_METADATA},", text)
+    assert re.search(f"XLA_FFI_ExecutionStage_EXECUTE = {_abi.STAGE_EXECUTE},", text)
+    for dtype, code in _abi.FFI_DTYPES.items():
+        name = {"b": "PRED", "i": "S", "u": "U", "f": "F", "c": "C"}[dtype.kind]
+        name += "" if dtype.kind == "b" else str(dtype.itemsize * 8)
+        assert re.search(f"XLA_FFI_DataType_{name} = {code},", text), dtype
+    for struct in _abi.MIRRORED:
+        c_name = "XLA_FFI_" + {"ExtensionBase": "Extension_Base", "ErrorCreateArgs": "Error_Create_Args",
+                               "MetadataExtension": "Metadata_Extension", "ApiVersion": "Api_Version"}.get(
+                                   struct.__name__, struct.__name__)
+        mirrored = [f for f, _ in struct._fields_]
+        # The Api mirror stops at the one function pointer it uses: a prefix of the header's fields.
+        assert header_fields(text, c_name)[:len(mirrored)] == mirrored, c_name
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+def test_ffi_offsets_match_the_c_compiler(tmp_path):
+    lines = ["#include <stdio.h>", "#include <stddef.h>", f'#include "{HEADER}"', "int main(void) {"]
+    for key in _abi.OFFSETS:
+        prefix, member = key.split(".", 1)
+        member = C_MEMBER.get(key, member)
+        lines.append(f'  printf("%zu\\n", offsetof({C_STRUCT[prefix]}, {member}));')
+    for name in _abi.SIZES:
+        c = {"ApiVersion": "XLA_FFI_Api_Version", "ErrorCreateArgs": "XLA_FFI_Error_Create_Args",
+             "Metadata": "XLA_FFI_Metadata", "MetadataExtension": "XLA_FFI_Metadata_Extension"}[name]
+        lines.append(f'  printf("%d\\n", (int){c}_STRUCT_SIZE);')
+    (tmp_path / "pin.c").write_text("\n".join(lines + ["  return 0;", "}"]))
+    subprocess.run(["cc", "-o", str(tmp_path / "pin"), str(tmp_path / "pin.c")], check=True)
+    got = [int(v) for v in subprocess.run([str(tmp_path / "pin")], capture_output=True, check=True,
+                                          text=True).stdout.split()]
+    assert got == list(_abi.OFFSETS.values()) + list(_abi.SIZES.values())
+
+
+def test_handler_answers_the_metadata_query_and_ignores_other_stages():
+    h = _ffi.handler(double_even_positions, (("array", "float64", 1, None), ("array", "float64", 1, 0)))
+    call = h.cfunc.ctypes
+    metadata = _abi.Metadata(struct_size=_abi.SIZES["Metadata"])
+    ext = _abi.MetadataExtension(
+        _abi.ExtensionBase(_abi.SIZES["MetadataExtension"], _abi.EXTENSION_METADATA, None),
+        ctypes.pointer(metadata))
+    frame = _abi.CallFrame(struct_size=ctypes.sizeof(_abi.CallFrame), extension_start=ctypes.addressof(ext))
+    assert call(ctypes.addressof(frame)) == 0  # success: no XLA_FFI_Error
+    version = metadata.api_version
+    assert (version.struct_size, version.major_version, version.minor_version) == (
+        _abi.SIZES["ApiVersion"], _abi.API_MAJOR, _abi.API_MINOR)
+    assert metadata.traits == 0 and metadata.state_type_id == 0
+    # INSTANTIATE stage, no buffers at all: the handler must succeed without touching them.
+    frame = _abi.CallFrame(struct_size=ctypes.sizeof(_abi.CallFrame), stage=0)
+    assert call(ctypes.addressof(frame)) == 0
