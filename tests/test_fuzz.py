@@ -39,6 +39,11 @@ def test_rendered_program_is_runnable_numpy():
 # Regressions found by the fuzzer: each one a program that once disagreed with NumPy.
 REGRESSIONS = [
     (["v0 = a[None, ::-1]", "v0[...] = 3", "return (v0,)"], [np.arange(4.0), np.zeros(1)]),
+    # campaign seed 7: a coalesced copy reused its source storage as the placed value,
+    # and forwarding then read that storage after the assemble had overwritten it.
+    (["v0 = a[::-1]", "v0[...] = a", "v2 = a[3:3:3, None]", "np.multiply(v2, v2, out=v2)",
+      "np.multiply(v0, v0, out=v0)", "return (v0, v2,)"],
+     [np.array([0.38508148, -0.93936029, 0.58627899, -0.15241283]), np.zeros(4, bool)]),
 ]
 
 

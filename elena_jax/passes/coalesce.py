@@ -57,14 +57,11 @@ def coalesce_writes(program: Program) -> Program:
             for i in run:
                 op = new.ops[i]
                 view = op.outs[0].view
-                if op.prim == "copy" and isinstance(op.ins[0], Access) and op.ins[0].view == contiguous(view.shape) \
-                        and op.ins[0].storage.dtype == storage.dtype and op.ins[0].storage.shape == view.shape:
-                    values.append(op.ins[0])  # already a whole temporary: reuse it
-                    new.ops[i] = None
-                else:
-                    tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
-                    new.ops[i] = Op(op.prim, op.ins, (tmp,), op.params, op.where)
-                    values.append(tmp)
+                # Always a fresh temporary: forwarding hands it to later readers, so it
+                # must never be a storage that is written afterwards (fuzzer regression).
+                tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
+                new.ops[i] = Op(op.prim, op.ins, (tmp,), op.params, op.where)
+                values.append(tmp)
                 views.append(view)
             values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size
