@@ -63,10 +63,9 @@ def _cuda_body(kernel: Kernel):
     except ImportError as e:  # pragma: no cover - depends on the optional numba-cuda package
         raise ImportError("GPU kernels need the numba-cuda package: pip install numba-cuda") from e
     body, launch = kernel._cuda
-    compiled = getattr(kernel, "_cuda_compiled", None)
-    if compiled is None:
-        compiled = kernel._cuda_compiled = cuda.jit(body)
-    return cuda, compiled, launch
+    if kernel._cuda_compiled is None:
+        kernel._cuda_compiled = cuda.jit(body)
+    return cuda, kernel._cuda_compiled, launch
 
 
 def cuda(kernel: Kernel, template: tuple, values) -> tuple:

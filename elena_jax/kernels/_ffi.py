@@ -48,7 +48,7 @@ class Handler:
     target: str  # the name given to jax.ffi.register_ffi_target
     cfunc: object  # the numba cfunc whose address XLA calls; must stay alive
     messages: tuple  # NUL-terminated byte buffers the machine code points at
-    source: str  # the generated handler, for debugging (``Kernel.handler_source``)
+    source: str  # the generated handler's Python source, for debugging
 
 
 def _message(text: str) -> np.ndarray:

@@ -51,7 +51,7 @@ def _run(kernel: Kernel, template: tuple, *values) -> tuple:
     platform = jax.default_backend()
     if platform in ("gpu", "cuda", "rocm"):
         return _callback.cuda(kernel, template, values)
-    if kernel.mode == "callback":
+    if kernel.effective_mode() == "callback":
         return _callback.cpu(kernel, template, values)
     return _ffi_call(kernel, template, values)
 
