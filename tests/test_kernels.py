@@ -251,6 +251,73 @@ def test_bad_arguments_are_refused_when_called():
         kernel(lambda x: None, outputs=("y",))
 
 
+def test_two_outputs_come_back_as_a_tuple_and_inputs_are_untouched():
+    @kernel(outputs=("lo", "hi"))
+    def split_at(x, pivot, lo, hi):
+        for i in range(x.shape[0]):
+            if x[i] < pivot:
+                lo[i] = x[i]
+            else:
+                hi[i] = x[i]
+
+    x = jnp.arange(5.0)
+    lo, hi = jax.jit(lambda a: split_at(a, 2.0, jnp.zeros_like(a), jnp.full_like(a, -1.0)))(x)
+    np.testing.assert_array_equal(lo, [0, 1, 0, 0, 0])
+    np.testing.assert_array_equal(hi, [-1, -1, 2, 3, 4])
+    np.testing.assert_array_equal(x, np.arange(5.0))
+    assert split_at.output_indices == (2, 3)
+
+
+def test_ffi_mode_with_boundscheck_turns_an_index_error_into_an_xla_error():
+    checked = kernel(writes_past_the_end.fn, outputs=("out",), mode="ffi", boundscheck=True)
+    with pytest.raises(Exception, match="kernel 'writes_past_the_end' raised an exception"):
+        jax.block_until_ready(checked(jnp.zeros(3), jnp.zeros(3)))
+    np.testing.assert_array_equal(double_even_positions(jnp.ones(2), jnp.zeros(2)), [2, 0])  # still usable
+
+
+def test_global_debug_switch_reports_the_kernels_own_message():
+    with elena_jax.kernels.debug(), pytest.raises(Exception, match="negative input"):
+        jax.block_until_ready(failing(jnp.array([-1.0]), jnp.zeros(1)))
+
+
+def test_static_scalars_are_compiled_once_per_value_even_nan():
+    @kernel(outputs=("out",))
+    def fill(value, out):
+        for i in range(out.shape[0]):
+            out[i] = value
+
+    before = len(_ffi._HANDLERS)
+    for _ in range(2):
+        assert np.isnan(fill(float("nan"), jnp.zeros(2))).all()
+    np.testing.assert_array_equal(fill(1, jnp.zeros(2)), [1, 1])
+    np.testing.assert_array_equal(fill(1.5, jnp.zeros(2)), [1.5, 1.5])
+    assert len(_ffi._HANDLERS) - before == 3
+
+
+def test_tracer_arguments_go_to_the_cores_hook(monkeypatch):
+    import elena_jax.tracer
+
+    class FakeTracer:
+        __elena_tracer__ = True
+        ndim = 1
+
+    seen = []
+    monkeypatch.setattr(elena_jax.tracer, "call_kernel", lambda k, args: seen.append((k, args)) or "recorded",
+                        raising=False)
+    x, out = FakeTracer(), FakeTracer()
+    assert double_even_positions(x, out) == "recorded"
+    assert seen == [(double_even_positions, (x, out))]
+
+
+def test_a_cuda_style_kernel_has_no_cpu_body():
+    @kernel(outputs=("out",), grid=lambda x, out: (1, 32))
+    def gpu_only(x, out):
+        out[0] = x[0]
+
+    with pytest.raises(NotImplementedError, match="'gpu_only' is a Numba CUDA kernel.*no CPU body"):
+        gpu_only(jnp.ones(1), jnp.zeros(1))
+
+
 # --- the FFI ABI ----------------------------------------------------------------------------------
 
 HEADER = Path(jaxlib.__file__).parent / "include/xla/ffi/api/c_api.h"

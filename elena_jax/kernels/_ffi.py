@@ -121,7 +121,9 @@ def handler(kernel, signature: tuple) -> Handler:
     ndim, ret)`` (``ret`` the result index for an output, else None) or
     ``("static", value)`` for a Python scalar baked into the handler.
     """
-    key = (kernel.key, signature)
+    # Static values keyed by type and repr: NaN != NaN would miss the cache on every call, 1 == 1.0 == True.
+    key = (kernel.key, tuple(s if s[0] == "array" else ("static", type(s[1]).__name__, repr(s[1]))
+                             for s in signature))
     if key in _HANDLERS:
         return _HANDLERS[key]
     name = f"elena_jax_{kernel.__name__}_{next(_counter)}"
