@@ -323,9 +323,3 @@ def assemble(ins, outs, views, covering, materialize=False):
     x = x.reshape(shape)
     return [lax.optimization_barrier(x) if materialize else x]
 
-
-@rule("kernel")
-def kernel_call(ins, outs, kernel, template):
-    """A Numba kernel: its outputs' new values (elena_jax.kernels)."""
-    args = [ins[t[1]] if t[0] == "arr" else t[1] for t in template]
-    return kernel.apply(*args)
