@@ -8,10 +8,12 @@ core's tracer, ``_ffi`` for the CPU mechanism (a Numba-compiled XLA FFI
 handler), ``_callback`` for the debug and GPU mechanisms, and
 docs/kernels.md for the guide.
 
-Invariant: this package imports nothing from the core (tracer, lowering);
-the core calls into it (``Kernel.apply``, ``Kernel.output_indices``).
+Invariant: importing this package registers the lowering rule of the
+recorded ``kernel`` op in the core's table (``_trace``); otherwise the core is
+only reached lazily, so kernels on NumPy and JAX arrays work without it.
 """
 
+from . import _trace  # noqa: F401  (registers the lowering rule)
 from ._kernel import Kernel, debug, kernel
 
 __all__ = ["Kernel", "debug", "kernel"]

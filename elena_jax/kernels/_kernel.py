@@ -29,8 +29,7 @@ enters the op ``kernel`` (params ``kernel``, ``template``) through
 ``Trace.write``; either returns the output tracers (one, or a tuple). The
 lowering of that op calls :meth:`Kernel.apply` with the operands' JAX values
 put back into the argument list; ``Kernel.output_indices`` says which
-arguments it writes. This module imports nothing from the core, so kernels
-work (on NumPy and JAX arrays) without it.
+arguments it writes. This module imports nothing from the core.
 
 Invariant: the value returned for an output always starts from that output
 argument's value before the call; non-output arguments are never written

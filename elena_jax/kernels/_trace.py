@@ -6,12 +6,12 @@ writes the output arguments' views; static scalars travel in the op's
 ``template`` parameter (per argument ``("arr", operand index)`` or
 ``("static", value)``). The dependency table, the passes and the write-back
 of the caller's arrays then treat it like any other in-place write. The
-core's lowering rule for ``kernel`` (``elena_jax.lower.rules``) puts the
-operands' JAX values back into the argument list and calls
-``Kernel.apply``.
+lowering rule for ``kernel``, registered here into the core's rule table
+(``elena_jax.lower.rules.RULES``) when the core is present, puts the
+operands' JAX values back into the argument list and calls ``Kernel.apply``.
 
 Invariant: the op's outputs are exactly the output arguments' views, in the
-order of ``Kernel.output_indices``.
+order of ``Kernel.output_indices``; importing this package registers the rule.
 """
 
 from __future__ import annotations
@@ -35,3 +35,20 @@ def record(kernel: Kernel, args):
                         "an array of that function (an argument, or made by NumPy code in it)")
     trace.write("kernel", arrays, dsts, kernel=kernel, template=tuple(template))
     return dsts[0] if len(dsts) == 1 else tuple(dsts)
+
+
+def kernel_rule(ins, outs, kernel: Kernel, template: tuple) -> list:
+    """Lowering of a recorded kernel call: the outputs' new values, one per written view."""
+    return list(kernel.apply(*[ins[x] if kind == "arr" else x for kind, x in template]))
+
+
+def register() -> None:
+    """Enter :func:`kernel_rule` in the core's lowering table (nothing to do without the core)."""
+    try:
+        from ..lower.rules import RULES
+    except ImportError:
+        return
+    RULES["kernel"] = kernel_rule
+
+
+register()
