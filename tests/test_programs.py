@@ -6,7 +6,16 @@ arrays after the call must agree. Each program is a small example of one form.
 import numpy as np
 import pytest
 
-from bench.cases.detection import bbox_flip, delta2bbox, gen_base_anchors, tblr2bbox
+from bench.cases.detection import (
+    bbox2delta,
+    bbox_flip,
+    clip_boxes,
+    delta2bbox,
+    gen_base_anchors,
+    grid_anchors,
+    tblr2bbox,
+    xyxy_xywh_roundtrip,
+)
 from bench.cases.image import box_blur as box_blur_in_place
 from bench.cases.stencil import jacobi
 from elena_jax.testing import check_against_numpy
@@ -499,6 +508,189 @@ def iou_matrix(a, b):
     return inter / (area_a[:, None] + area_b[None, :] - inter)
 
 
+# --- more views, overlaps and writes ---------------------------------------------------------------------
+def view_chain_write(a):
+    a[1:][::2][:, None][..., 0] = 5.0  # four views deep, then a write
+    return a
+
+
+def reshape_of_strided_view_then_write(a):
+    v = a.reshape(4, 12)[:, ::3]  # a view of a reshape view
+    v.reshape(-1)[:] = -1.0  # NB: non-contiguous: the reshape copies, a is unchanged
+    v[:, 0] = 9.0  # ...but this one is a view
+    return a, v * 1
+
+
+def reshape_split_axis_view(a):
+    v = a[:, 2:6].reshape(6, 2, 2)  # splitting one axis of a strided view is a view
+    v[:, 1, 0] = 0.0
+    return a
+
+
+def reversed_sort_in_place(v):
+    v[::-1].sort()  # sorted ascending along the reversed view: descending in v
+    return v
+
+
+def overlap_reversed_iadd(v):
+    v[::-1] += v
+    return v
+
+
+def overlap_2d_shift(a):
+    a[1:, 1:] = a[:-1, :-1]
+    return a
+
+
+def overlap_out_transposed(a):
+    np.add(a, a.T, out=a)
+    return a
+
+
+def overlap_negative_out_reversed(v):
+    np.negative(v, out=v[::-1])
+    return v
+
+
+def overlap_strided_halves(v):
+    v[::2] *= v[1::2]
+    v[1::2] -= v[::2]
+    return v
+
+
+def swap_rows_fancy(a):
+    a[[0, 1]] = a[[1, 0]]
+    return a
+
+
+def fancy_and_slice_write(a):
+    a[1:3, [0, 2]] = np.array([[1.0, 2.0], [3.0, 4.0]])
+    return a
+
+
+def fancy_negative_indices_write(a):
+    a[[-1, 0], -2] = [7, 8]
+    return a
+
+
+def fancy_bool_index_constant_write(a):
+    a[np.array([True, False, True, False, False, True])] *= -1
+    return a
+
+
+def scale_columns_with_broadcast(b):
+    h = (b[:, 3] - b[:, 1])[:, None]
+    b[:, :2] *= h
+    b[:, 2:] /= h + 1
+    return b
+
+
+def mask_write_from_other_array(a, m):
+    a[m > 0] = 3
+    return a
+
+
+def copyto_scalar_where(a):
+    np.copyto(a, 3, where=a < 0)
+    return a
+
+
+def copyto_int_into_float(a, i):
+    np.copyto(a[:, :4], i[:6, :4])
+    return a
+
+
+def clip_out_array_bounds(a):
+    np.clip(a, a[:, :1], a[:, 1:2] + 1, out=a)
+    return a
+
+
+def clip_out_int_view(a):
+    np.clip(a[::2], -10, 10, out=a[::2])
+    return a
+
+
+def add_at_2d_with_slice(a):
+    np.add.at(a, ([0, 0, 2], slice(None)), 1.0)
+    return a
+
+
+def ufunc_out_where_fresh_out(a):
+    out = np.full(a.shape, -1.0)
+    np.sqrt(a, out=out, where=a > 0)
+    return out
+
+
+def fill_through_transposed_view(a):
+    a.T[::2].fill(0)
+    return a
+
+
+def fill_diagonal_through_view(a):
+    np.fill_diagonal(a[1:, 1:], 7.0)
+    return a
+
+
+def writes_through_two_views_of_one_base(a):
+    r = a.reshape(-1)
+    t = a.T
+    r[::5] = 1.0
+    t[0] += 10.0
+    return a, r[:6] * 1, t[:, 0] * 1
+
+
+def uint8_subtract_wraps(a): return a - a[::-1], a[:, ::-1] - np.uint8(3)
+def int32_plus_int64_scalar(a): return a + np.int64(2), (a + np.int64(2)).dtype == np.int64
+def int_mod_negative_divisor(a): return a % -7, a // -7, np.fmod(a, -7)
+def float32_reductions_keep_dtype(a): return a.sum(axis=0), a.mean(), a.max(axis=1, keepdims=True)
+def int_mean_is_float64(a): return a.mean(axis=0, keepdims=True), np.mean(a)
+def bool_argmax_and_sum(b): return b.argmax(axis=1), b.sum(axis=0), np.count_nonzero(b)
+def astype_in_range(a): return (a * 10).astype(np.int32), a.astype(np.float32), (a > 0).astype(np.uint8)
+def where_mixed_dtypes(a, i): return np.where(a[:5, :4] > 0, i[:5, :4], 0.5)
+def python_int_into_uint8(a): a[0] = 255; a[1] += 1; return a  # noqa: E702
+def int_true_divide_in_place_out(a): return np.true_divide(a, 3, out=np.zeros(a.shape))
+
+
+def linspace_arange_variants(a):
+    return (np.linspace(0, 1, 5, endpoint=False), np.arange(0.5, 3.0, 0.5), np.arange(10, 0, -3),
+            np.eye(4, k=1), np.eye(3, 5, dtype=np.int32), a[:4, 0] * np.linspace(-1, 1, 4))
+
+
+def _fill_rows(n, m):
+    e = np.empty((n, m))
+    for i in range(n):
+        e[i] = i
+    return e
+
+
+def empty_filled_by_loop_in_helper(a):
+    return _fill_rows(*a.shape) * a
+
+
+def static_loop_of_views(a):
+    for k in range(0, a.shape[1], 2):
+        a[:, k] = a[:, k + 1] - a[:, k]
+    return a
+
+
+def offset2bbox(points, distances, max_shape=(40, 60)):
+    """mmdet distance2bbox: offsets from points to box sides, strided writes into a fresh array."""
+    boxes = np.empty((points.shape[0], 4))
+    boxes[:, 0::4] = points[:, 0:1] - distances[:, 0:1]
+    boxes[:, 1::4] = points[:, 1:2] - distances[:, 1:2]
+    boxes[:, 2::4] = points[:, 0:1] + distances[:, 2:3]
+    boxes[:, 3::4] = points[:, 1:2] + distances[:, 3:4]
+    np.clip(boxes[:, 0::2], 0, max_shape[1], out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, max_shape[0], out=boxes[:, 1::2])
+    return boxes
+
+
+def valid_flags_bench(valid_x_in, valid_y_in):
+    from bench.cases.detection import valid_flags as bench_valid_flags
+
+    return bench_valid_flags(valid_x_in, valid_y_in, 3)
+
+
 PROGRAMS = [
     (read_int, (F,)), (read_negative_int, (F,)), (read_slice_step, (F,)), (read_negative_step, (F,)),
     (read_newaxis, (F,)), (read_ellipsis, (F3,)), (read_3d_mixed, (F3,)), (read_empty_slice, (F,)),
@@ -543,6 +735,24 @@ PROGRAMS = [
     (bbox_flip, (boxes(6), 80.0)), (xyxy_to_xywh_in_place, (boxes(6),)),
     (iou_matrix, (boxes(5, 2), boxes(4, 3))), (jacobi, (R.normal(size=(6, 7)), 3)),
     (box_blur_in_place, (R.uniform(size=(6, 5)),)),
+    (view_chain_write, (F,)), (reshape_of_strided_view_then_write, (F,)), (reshape_split_axis_view, (F,)),
+    (reversed_sort_in_place, (V,)), (overlap_reversed_iadd, (V,)), (overlap_2d_shift, (F,)),
+    (overlap_out_transposed, (SQ,)), (overlap_negative_out_reversed, (V,)), (overlap_strided_halves, (V,)),
+    (swap_rows_fancy, (F,)), (fancy_and_slice_write, (F,)), (fancy_negative_indices_write, (I64,)),
+    (fancy_bool_index_constant_write, (F,)), (scale_columns_with_broadcast, (boxes(6),)),
+    (mask_write_from_other_array, (F, R.normal(size=(6, 8)))), (copyto_scalar_where, (F,)),
+    (copyto_int_into_float, (F, I64)), (clip_out_array_bounds, (F,)), (clip_out_int_view, (I64,)),
+    (add_at_2d_with_slice, (F,)), (ufunc_out_where_fresh_out, (F,)), (fill_through_transposed_view, (I32,)),
+    (fill_diagonal_through_view, (SQ,)), (writes_through_two_views_of_one_base, (F,)),
+    (uint8_subtract_wraps, (U8,)), (int32_plus_int64_scalar, (I32,)), (int_mod_negative_divisor, (I64,)),
+    (float32_reductions_keep_dtype, (F32,)), (int_mean_is_float64, (I32,)), (bool_argmax_and_sum, (B,)),
+    (astype_in_range, (F,)), (where_mixed_dtypes, (F, I32)), (python_int_into_uint8, (U8,)),
+    (int_true_divide_in_place_out, (I32,)), (linspace_arange_variants, (F,)),
+    (empty_filled_by_loop_in_helper, (F,)), (static_loop_of_views, (F,)),
+    (offset2bbox, (R.uniform(0, 60, (7, 2)), R.uniform(0, 10, (7, 4)))),
+    (valid_flags_bench, (R.normal(size=6), R.normal(size=4))),
+    (bbox2delta, (boxes(6, 4), boxes(6, 5))), (clip_boxes, (boxes(8, 6) * 1.5 - 20,)),
+    (grid_anchors, (R.uniform(-8, 8, (3, 4)), 3, 5, 8)), (xyxy_xywh_roundtrip, (boxes(5, 7),)),
 ]
 
 
