@@ -4,6 +4,7 @@ import ctypes
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import jax
@@ -316,6 +317,56 @@ def test_a_cuda_style_kernel_has_no_cpu_body():
 
     with pytest.raises(NotImplementedError, match="'gpu_only' is a Numba CUDA kernel.*no CPU body"):
         gpu_only(jnp.ones(1), jnp.zeros(1))
+
+
+CUDA_PLUMBING = """
+import os
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba.cuda is imported: its simulator runs on the CPU
+import jax, jax.numpy as jnp, numpy as np
+from numba import cuda
+from elena_jax.kernels import _callback, _jax, kernel
+
+# What the simulator lacks -- XLA's stream and device buffers -- stood in by host ones.
+class NumbaStandIn:
+    jit = staticmethod(cuda.jit)
+_callback.numba_cuda = lambda: NumbaStandIn
+_callback.device_array = lambda module, buf: np.asarray(buf)
+_callback.xla_stream = lambda module, ctx: cuda.stream()
+_jax.backend = lambda: "gpu"
+
+@kernel(outputs=(1,))
+def double_even(x, out):
+    raise NotImplementedError  # the CPU body: not used on the GPU
+
+@double_even.cuda(grid=lambda x, out: ((x.shape[0] + 31) // 32, 32))
+def double_even_gpu(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0] and i % 2 == 0:
+        out[i] = 2 * x[i]
+
+@kernel(outputs=("out",), grid=(2, 4))
+def scaled(x, scale, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = scale * x[i]
+
+x = jnp.arange(6.0)
+print(jax.jit(lambda a: double_even(a, jnp.full_like(a, -1.0)))(x).tolist())
+print(scaled(x, 3.0, jnp.zeros(6)).tolist())
+print(jax.vmap(lambda a: double_even(a, jnp.zeros_like(a)))(jnp.stack([x, x + 1])).tolist())
+"""
+
+
+def test_gpu_path_plumbing_under_numbas_cuda_simulator():
+    """The GPU mechanism's argument handling, grids and aliasing, without a GPU (real GPUs: test_kernels_gpu.py)."""
+    run = subprocess.run([sys.executable, "-c", CUDA_PLUMBING], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).parents[1])
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split("\n")[:3] == [
+        "[0.0, -1.0, 4.0, -1.0, 8.0, -1.0]",  # partial writes keep the aliased operand's values
+        "[0.0, 3.0, 6.0, 9.0, 12.0, 15.0]",  # a CUDA-style kernel made with grid=, a static scalar
+        "[[0.0, 0.0, 4.0, 0.0, 8.0, 0.0], [2.0, 0.0, 6.0, 0.0, 10.0, 0.0]]",  # sequential vmap
+    ]
 
 
 # --- the FFI ABI ----------------------------------------------------------------------------------

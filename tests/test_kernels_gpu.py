@@ -119,3 +119,28 @@ def test_single_thread_nms_on_the_gpu_matches_numpy():
     boxes[:, 2:] += boxes[:, :2] + 5
     keep = greedy_nms(jnp.asarray(boxes), jnp.zeros(64, jnp.float32), 0.4, jnp.ones(64, bool))
     np.testing.assert_array_equal(keep, nms_reference(boxes, 0.4))
+
+
+@kernel(outputs=("out",), grid=lambda x, scale, out: ((x.shape[0] + 63) // 64, 64))
+def scaled(x, scale, out):
+    """A GPU-only kernel: the body itself is Numba CUDA style."""
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = scale * x[i]
+
+
+def test_cuda_style_kernel_made_with_grid_and_a_static_scalar():
+    x = jnp.arange(200.0)
+    np.testing.assert_array_equal(jax.jit(lambda a: scaled(a, 3.0, jnp.zeros_like(a)))(x), 3.0 * np.arange(200.0))
+
+
+def test_cuda_kernel_inside_scan_and_with_a_donated_output():
+    def body(carry, _):
+        return double_even_positions(carry, carry), None
+
+    got, _ = jax.jit(lambda a: jax.lax.scan(body, a, None, length=3))(jnp.arange(6.0))
+    np.testing.assert_array_equal(got, [0, 1, 16, 3, 32, 5])
+    step = jax.jit(lambda x, out: double_even_positions(x, out), donate_argnums=1)
+    out = jnp.full(6, -1.0)
+    np.testing.assert_array_equal(step(jnp.arange(6.0), out), [0, -1, 4, -1, 8, -1])
+    assert out.is_deleted()

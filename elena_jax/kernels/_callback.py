@@ -53,31 +53,47 @@ def cpu(kernel: Kernel, template: tuple, values) -> tuple:
     return tuple(run(*values))
 
 
-def _cuda_body(kernel: Kernel):
-    if kernel._cuda is None:
-        raise NotImplementedError(
-            f"kernel {kernel.__name__!r} has no GPU body: add one with @{kernel.__name__}.cuda(launch=...) "
-            "(a numba.cuda kernel with the same parameters), or run on the CPU backend")
+def numba_cuda():
+    """The ``numba.cuda`` module (from the optional numba-cuda package), or a clear ImportError."""
     try:
         from numba import cuda
     except ImportError as e:  # pragma: no cover - depends on the optional numba-cuda package
         raise ImportError("GPU kernels need the numba-cuda package: pip install numba-cuda") from e
-    body, launch = kernel._cuda
+    return cuda
+
+
+def device_array(cuda_module, buf):
+    """A Numba device array over an XLA buffer: no copy, and no synchronisation (XLA's stream orders it)."""
+    return cuda_module.from_cuda_array_interface(buf.__cuda_array_interface__, owner=buf, sync=False)
+
+
+def xla_stream(cuda_module, ctx):
+    """XLA's compute stream for this call, as a Numba stream (Numba does not own or sync it)."""
+    return cuda_module.external_stream(ctx.stream)
+
+
+def _cuda_body(kernel: Kernel):
+    if kernel._cuda is None:
+        raise NotImplementedError(
+            f"kernel {kernel.__name__!r} has no GPU body: add one with @{kernel.__name__}.cuda(grid=...) "
+            "(a numba.cuda kernel with the same parameters), or run on the CPU backend")
+    module = numba_cuda()
+    body, grid = kernel._cuda
     if kernel._cuda_compiled is None:
-        kernel._cuda_compiled = cuda.jit(body)
-    return cuda, kernel._cuda_compiled, launch
+        kernel._cuda_compiled = module.jit(body)
+    return module, kernel._cuda_compiled, grid
 
 
 def cuda(kernel: Kernel, template: tuple, values) -> tuple:
     """The GPU path: the ``.cuda`` body launched on XLA's stream over XLA's device buffers."""
-    numba_cuda, compiled, launch = _cuda_body(kernel)
+    module, compiled, grid = _cuda_body(kernel)
     outputs = kernel.outputs
 
     def device(buf):
-        return numba_cuda.from_cuda_array_interface(buf.__cuda_array_interface__, owner=buf, sync=False)
+        return device_array(module, buf)
 
     def callback(ctx, outs, *ins):
-        stream = numba_cuda.external_stream(ctx.stream)
+        stream = xla_stream(module, ctx)
         call = []
         for kind, x in template:
             if kind == "static":
@@ -92,8 +108,8 @@ def cuda(kernel: Kernel, template: tuple, values) -> tuple:
                 call.append(arr)
         for n, o in enumerate(outputs):
             call[o] = device(outs[n])
-        griddim, blockdim = launch(*call) if callable(launch) else launch
-        compiled[griddim, blockdim, stream](*call)
+        blocks, threads = grid(*call) if callable(grid) else grid
+        compiled[blocks, threads, stream](*call)
 
     types, aliases = _types(kernel, template, values)
     run = buffer_callback(callback, types, input_output_aliases=aliases, vmap_method="sequential")

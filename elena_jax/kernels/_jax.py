@@ -47,9 +47,13 @@ def apply_template(kernel: Kernel, template: tuple, values: list) -> list:
     return list(fun(*values))
 
 
+def backend() -> str:
+    """The platform a call traced now runs on: JAX's default backend (see docs/kernels.md, Limits)."""
+    return jax.default_backend()
+
+
 def _run(kernel: Kernel, template: tuple, *values) -> tuple:
-    platform = jax.default_backend()
-    if platform in ("gpu", "cuda", "rocm"):
+    if backend() in ("gpu", "cuda", "rocm"):
         return _callback.cuda(kernel, template, values)
     if kernel.effective_mode() == "callback":
         return _callback.cpu(kernel, template, values)
