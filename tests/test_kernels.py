@@ -250,6 +250,8 @@ def test_bad_arguments_are_refused_when_called():
         failing("x", jnp.ones(1))
     with pytest.raises(ValueError, match="not all parameters"):
         kernel(lambda x: None, outputs=("y",))
+    with pytest.raises(TypeError, match="argument 0 has dtype bfloat16, which Numba kernels do not support"):
+        failing(jnp.ones(1, jnp.bfloat16), jnp.ones(1))
 
 
 def test_two_outputs_come_back_as_a_tuple_and_inputs_are_untouched():

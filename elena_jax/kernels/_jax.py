@@ -18,6 +18,7 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import _callback, _ffi
 from ._kernel import Kernel, is_array
@@ -40,8 +41,18 @@ def apply(kernel: Kernel, args) -> list:
     return apply_template(kernel, template, values)
 
 
+# NB: what Numba compiles array code for; float16 and bfloat16 (and XLA's narrow types) it does not.
+SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                                np.uint16, np.uint32, np.uint64, np.float32, np.float64,
+                                                np.complex64, np.complex128))
+
+
 def apply_template(kernel: Kernel, template: tuple, values: list) -> list:
     """The outputs' new values for operands ``values`` placed into the arguments by ``template``."""
+    for k, (kind, x) in enumerate(template):
+        if kind == "arr" and np.dtype(values[x].dtype) not in SUPPORTED_DTYPES:
+            raise TypeError(f"{kernel.__name__}: argument {k} has dtype {values[x].dtype}, which Numba kernels "
+                            f"do not support; use one of {', '.join(d.name for d in SUPPORTED_DTYPES)}")
     fun = jax.custom_vjp(partial(_run, kernel, template))
     fun.defvjp(partial(_fwd, kernel, template), partial(_bwd, kernel, template))
     return list(fun(*values))
