@@ -177,6 +177,8 @@ def test_kernel_on_jax_arrays_inside_jit_vmap_and_scan():
 
     scanned, _ = jax.lax.scan(body, x, None, length=3)
     np.testing.assert_array_equal(scanned, [0, 1, 16, 3, 32, 5])
+    looped = jax.lax.while_loop(lambda a: a[0] < 10, lambda a: double_even_positions(a + 1, a), x)
+    np.testing.assert_array_equal(looped, [14, 1, 30, 3, 46, 5])
 
 
 def test_donated_output_is_updated_in_place():
@@ -241,6 +243,8 @@ def test_grad_through_a_user_vjp():
 
     g = jax.grad(lambda x: scale(x, 3.0, jnp.zeros_like(x)).sum())(jnp.arange(4.0))
     np.testing.assert_array_equal(g, [3.0, 3.0, 3.0, 3.0])
+    same = kernel(scale.fn, outputs=("out",), vjp=scale_vjp)  # the VJP given to the decorator
+    np.testing.assert_array_equal(jax.grad(lambda x: same(x, 3.0, jnp.zeros_like(x)).sum())(jnp.ones(2)), [3, 3])
 
 
 def test_bad_arguments_are_refused_when_called():
