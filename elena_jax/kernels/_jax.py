@@ -30,7 +30,7 @@ def split(args) -> tuple[tuple, list]:
     for a in args:
         if is_array(a):
             template.append(("arr", len(values)))
-            values.append(jnp.asarray(a))
+            values.append(a if isinstance(a, (jax.Array, jax.core.Tracer)) else jnp.asarray(a))
         else:
             template.append(("static", a))
     return tuple(template), values
@@ -38,7 +38,15 @@ def split(args) -> tuple[tuple, list]:
 
 def apply(kernel: Kernel, args) -> list:
     template, values = split(args)
-    return apply_template(kernel, template, values)
+    if any(isinstance(v, jax.core.Tracer) for v in values):
+        return apply_template(kernel, template, values)
+    # An eager call: through a jitted function cached per template, mechanism and backend, as
+    # re-tracing the custom_vjp and the call on every eager call would cost milliseconds.
+    key = (tuple(t if t[0] == "arr" else ("static", type(t[1]).__name__, repr(t[1])) for t in template),
+           kernel.effective_mode(), backend())
+    if key not in kernel._eager:
+        kernel._eager[key] = jax.jit(lambda *vs: apply_template(kernel, template, list(vs)))
+    return list(kernel._eager[key](*values))
 
 
 # NB: what Numba compiles array code for; float16 and bfloat16 (and XLA's narrow types) it does not.

@@ -116,6 +116,7 @@ class Kernel:
         self._cuda: tuple[Callable, Any] | None = None  # (body, grid), see ``cuda``
         self._cuda_compiled: Callable | None = None  # numba.cuda.jit of the body, made on first GPU call
         self._nparams = len(params)
+        self._eager: dict[tuple, Callable] = {}  # jitted forms for eager calls on JAX arrays (``_jax.apply``)
         self.cpu = grid is None  # False: ``fn`` is a CUDA-style body, there is no CPU body
         if grid is not None:
             self._cuda = (fn, grid)
