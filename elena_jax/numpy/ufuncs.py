@@ -58,6 +58,22 @@ def resolve_loop(ufunc, inputs, dtype=None, signature=None, casting="same_kind")
         return ufunc.resolve_dtypes(tuple(dtype_of(x) for x in inputs) + (None,) * ufunc.nout, **options)
 
 
+_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+
+def _widen_comparison(ufunc, inputs, loop):
+    """NB: NumPy 2 compares an integer array with any Python int, even one outside the
+    array dtype's range (``uint8_array != -7`` is all True): compare in int64 then."""
+    if ufunc.__name__ not in _COMPARISONS:
+        return loop
+    wide = np.iinfo(np.int64)
+    for x, d in zip(inputs, loop):
+        if type(x) is int and d.kind in "iu" and not np.iinfo(d).min <= x <= np.iinfo(d).max:
+            if wide.min <= x <= wide.max and all(np.can_cast(t, np.int64) for t in loop[:2]):
+                return (np.dtype(np.int64),) * 2 + tuple(loop[2:])
+    return loop
+
+
 def _check_out(ufunc, shape, loop, o, casting):
     if not isinstance(o, Tracer):
         raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
@@ -76,7 +92,7 @@ def ufunc_rule(ufunc):
         inputs = args[: ufunc.nin]
         outs = _outs(ufunc, args, out)
         trace = trace_of(*inputs, *outs, where)
-        loop = resolve_loop(ufunc, inputs, dtype, signature, casting)
+        loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         with numpy_errors():
             ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         shape = broadcast_shapes(*map(shape_of, inputs))
