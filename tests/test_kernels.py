@@ -444,3 +444,40 @@ def test_handler_answers_the_metadata_query_and_ignores_other_stages():
     # INSTANTIATE stage, no buffers at all: the handler must succeed without touching them.
     frame = _abi.CallFrame(struct_size=ctypes.sizeof(_abi.CallFrame), stage=0)
     assert call(ctypes.addressof(frame)) == 0
+
+
+def test_handler_round_trip_on_hand_built_call_frames():
+    """EXECUTE on buffers laid out by the ctypes mirror; errors through a stand-in XLA_FFI_Error_Create."""
+    h = _ffi.handler(failing, (("array", "float64", 1, None), ("array", "float64", 1, 0)))
+    x, out = np.array([3.0]), np.zeros(1)
+    dims = (ctypes.c_int64 * 1)(1)
+
+    def buffer(a):
+        return _abi.Buffer(struct_size=ctypes.sizeof(_abi.Buffer), dtype=_abi.FFI_DTYPES[a.dtype],
+                           data=a.ctypes.data, rank=1, dims=dims)
+
+    bx, bout = buffer(x), buffer(out)
+    args = (ctypes.c_void_p * 2)(ctypes.addressof(bx), ctypes.addressof(bout))
+    rets = (ctypes.c_void_p * 1)(ctypes.addressof(bout))  # the result aliases the operand, as XLA does
+    created = []
+
+    @ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+    def error_create(address):
+        a = _abi.ErrorCreateArgs.from_address(address)
+        created.append((a.struct_size, a.message.decode(), a.errc))
+        return 0xE0
+
+    api = _abi.Api(struct_size=ctypes.sizeof(_abi.Api),
+                   XLA_FFI_Error_Create=ctypes.cast(error_create, ctypes.c_void_p).value)
+    frame = _abi.CallFrame(struct_size=ctypes.sizeof(_abi.CallFrame), api=ctypes.addressof(api),
+                           stage=_abi.STAGE_EXECUTE, args=_abi.Args(size=2, args=ctypes.addressof(args)),
+                           rets=_abi.Rets(size=1, rets=ctypes.addressof(rets)))
+    call = h.cfunc.ctypes
+    assert call(ctypes.addressof(frame)) == 0 and out[0] == 3.0 and not created
+    x[0] = -1.0  # the kernel raises: the handler returns the error XLA_FFI_Error_Create made
+    assert call(ctypes.addressof(frame)) == 0xE0
+    assert created[-1][0] == _abi.SIZES["ErrorCreateArgs"] and created[-1][2] == _abi.ERROR_INTERNAL
+    assert "kernel 'failing' raised an exception" in created[-1][1]
+    bx.dtype = _abi.FFI_DTYPES[np.dtype(np.float32)]  # a buffer of another dtype is refused, not misread
+    assert call(ctypes.addressof(frame)) == 0xE0
+    assert created[-1][2] == _abi.ERROR_INVALID_ARGUMENT and "dtype does not match" in created[-1][1]
