@@ -6,18 +6,6 @@ arrays after the call must agree. Each program is a small example of one form.
 import numpy as np
 import pytest
 
-from bench.cases.detection import (
-    bbox2delta,
-    bbox_flip,
-    clip_boxes,
-    delta2bbox,
-    gen_base_anchors,
-    grid_anchors,
-    tblr2bbox,
-    xyxy_xywh_roundtrip,
-)
-from bench.cases.image import box_blur as box_blur_in_place
-from bench.cases.stencil import jacobi
 from elena_jax.testing import check_against_numpy
 
 R = np.random.default_rng(0)
@@ -472,8 +460,131 @@ def hstack_vstack(a): return np.hstack([a, a[:, :1]]), np.vstack([a[0], a[1]])
 def maximum_minimum(a): return np.maximum(a[:, :3], a[:, 3:6]), np.minimum(a, 0.1)
 
 
-# --- the detection cases of the research, as imperative NumPy -------------------------------------
-# delta2bbox, tblr2bbox, gen_base_anchors, bbox_flip, box_blur and jacobi: one copy, in bench/cases.
+# --- the research's cases and their neighbours, as imperative NumPy (after mmdetection) ----------------
+# NB: own copies of the bench cases (bench/cases is being restructured), small and self-contained.
+def delta2bbox(rois, deltas, max_h=800, max_w=1333):
+    px = (rois[:, 0] + rois[:, 2]) * 0.5
+    py = (rois[:, 1] + rois[:, 3]) * 0.5
+    pw = rois[:, 2] - rois[:, 0]
+    ph = rois[:, 3] - rois[:, 1]
+    dw = np.clip(deltas[:, 2::4], -4.135, 4.135)
+    dh = np.clip(deltas[:, 3::4], -4.135, 4.135)
+    gw = pw[:, None] * np.exp(dw)
+    gh = ph[:, None] * np.exp(dh)
+    gx = px[:, None] + pw[:, None] * deltas[:, 0::4]
+    gy = py[:, None] + ph[:, None] * deltas[:, 1::4]
+    boxes = np.empty_like(deltas)
+    boxes[:, 0::4] = gx - gw * 0.5
+    boxes[:, 1::4] = gy - gh * 0.5
+    boxes[:, 2::4] = gx + gw * 0.5
+    boxes[:, 3::4] = gy + gh * 0.5
+    np.clip(boxes[:, 0::2], 0, max_w, out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, max_h, out=boxes[:, 1::2])
+    return boxes
+
+
+def tblr2bbox(priors, tblr, normalizer=4.0, max_h=800, max_w=1333):
+    loc = tblr * normalizer
+    centers = (priors[:, 0:2] + priors[:, 2:4]) / 2
+    wh = priors[:, 2:4] - priors[:, 0:2]
+    loc[:, :2] *= wh[:, 1:2]
+    loc[:, 2:] *= wh[:, 0:1]
+    top, bottom, left, right = loc[:, 0], loc[:, 1], loc[:, 2], loc[:, 3]
+    boxes = np.empty_like(loc)
+    boxes[:, 0] = centers[:, 0] - left
+    boxes[:, 1] = centers[:, 1] - top
+    boxes[:, 2] = centers[:, 0] + right
+    boxes[:, 3] = centers[:, 1] + bottom
+    np.clip(boxes[:, 0::2], 0, max_w, out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, max_h, out=boxes[:, 1::2])
+    return boxes
+
+
+def gen_base_anchors(base_size, ratios, scales):
+    w = h = float(base_size)
+    x_c, y_c = 0.5 * (w - 1), 0.5 * (h - 1)
+    h_ratios = np.sqrt(ratios)
+    w_ratios = 1 / h_ratios
+    ws = (w * w_ratios[:, None] * scales[None, :]).reshape(-1)
+    hs = (h * h_ratios[:, None] * scales[None, :]).reshape(-1)
+    anchors = np.empty((ws.size, 4))
+    anchors[:, 0] = x_c - 0.5 * (ws - 1)
+    anchors[:, 1] = y_c - 0.5 * (hs - 1)
+    anchors[:, 2] = x_c + 0.5 * (ws - 1)
+    anchors[:, 3] = y_c + 0.5 * (hs - 1)
+    return np.round(anchors)
+
+
+def bbox2delta(proposals, gt, means=(0.0, 0.0, 0.0, 0.0), stds=(0.1, 0.1, 0.2, 0.2)):
+    px = (proposals[:, 0] + proposals[:, 2]) * 0.5
+    py = (proposals[:, 1] + proposals[:, 3]) * 0.5
+    pw = proposals[:, 2] - proposals[:, 0]
+    ph = proposals[:, 3] - proposals[:, 1]
+    gx = (gt[:, 0] + gt[:, 2]) * 0.5
+    gy = (gt[:, 1] + gt[:, 3]) * 0.5
+    gw = gt[:, 2] - gt[:, 0]
+    gh = gt[:, 3] - gt[:, 1]
+    deltas = np.empty_like(proposals)
+    deltas[:, 0] = (gx - px) / pw
+    deltas[:, 1] = (gy - py) / ph
+    deltas[:, 2] = np.log(gw / pw)
+    deltas[:, 3] = np.log(gh / ph)
+    deltas -= np.array(means)
+    deltas /= np.array(stds)
+    return deltas
+
+
+def clip_boxes(boxes, max_h=800, max_w=1333):
+    np.clip(boxes[:, 0::2], 0, max_w, out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, max_h, out=boxes[:, 1::2])
+    return boxes
+
+
+def bbox_flip(bboxes, width=1333.0):
+    flipped = bboxes.copy()
+    flipped[:, 0::4] = width - bboxes[:, 2::4]
+    flipped[:, 2::4] = width - bboxes[:, 0::4]
+    return flipped
+
+
+def xyxy_xywh_roundtrip(b):
+    b[:, 2:] -= b[:, :2]
+    b[:, :2] += b[:, 2:] * 0.5
+    c = b.copy()
+    c[:, :2] -= c[:, 2:] * 0.5
+    c[:, 2:] += c[:, :2]
+    return b, c
+
+
+def grid_anchors(base_anchors, feat_h, feat_w, stride):
+    shift_x = np.arange(feat_w) * stride
+    shift_y = np.arange(feat_h) * stride
+    shifts = np.zeros((feat_h, feat_w, 4))
+    shifts[:, :, 0::2] = shift_x[None, :, None]
+    shifts[:, :, 1::2] = shift_y[:, None, None]
+    anchors = base_anchors[None, None, :, :] + shifts[:, :, None, :]
+    return anchors.reshape(-1, 4)
+
+
+def box_blur_in_place(img):
+    """3x3 box blur in place, as sums of shifted views (edges use fewer taps)."""
+    acc = img.copy()
+    acc[1:] += img[:-1]
+    acc[:-1] += img[1:]
+    out = acc.copy()
+    out[:, 1:] += acc[:, :-1]
+    out[:, :-1] += acc[:, 1:]
+    img[...] = out / 9.0
+    return img
+
+
+def jacobi(u, steps=4):
+    """Laplace smoothing: the interior rewritten from shifted views, in place."""
+    for _ in range(steps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
 def valid_flags(feat_h, feat_w, valid_h, valid_w, num_base_anchors):
     valid_x = np.zeros(feat_w, dtype=bool)
     valid_y = np.zeros(feat_h, dtype=bool)
@@ -647,6 +758,7 @@ def int_mean_is_float64(a): return a.mean(axis=0, keepdims=True), np.mean(a)
 def bool_argmax_and_sum(b): return b.argmax(axis=1), b.sum(axis=0), np.count_nonzero(b)
 def astype_in_range(a): return (a * 10).astype(np.int32), a.astype(np.float32), (a > 0).astype(np.uint8)
 def where_mixed_dtypes(a, i): return np.where(a[:5, :4] > 0, i[:5, :4], 0.5)
+def compare_out_of_range_python_int(a): return a != -7, a < 300, np.greater(-1, a), a == 256  # NB: no overflow
 def python_int_into_uint8(a): a[0] = 255; a[1] += 1; return a  # noqa: E702
 def int_true_divide_in_place_out(a): return np.true_divide(a, 3, out=np.zeros(a.shape))
 
@@ -683,12 +795,6 @@ def offset2bbox(points, distances, max_shape=(40, 60)):
     np.clip(boxes[:, 0::2], 0, max_shape[1], out=boxes[:, 0::2])
     np.clip(boxes[:, 1::2], 0, max_shape[0], out=boxes[:, 1::2])
     return boxes
-
-
-def valid_flags_bench(valid_x_in, valid_y_in):
-    from bench.cases.detection import valid_flags as bench_valid_flags
-
-    return bench_valid_flags(valid_x_in, valid_y_in, 3)
 
 
 PROGRAMS = [
@@ -747,10 +853,10 @@ PROGRAMS = [
     (uint8_subtract_wraps, (U8,)), (int32_plus_int64_scalar, (I32,)), (int_mod_negative_divisor, (I64,)),
     (float32_reductions_keep_dtype, (F32,)), (int_mean_is_float64, (I32,)), (bool_argmax_and_sum, (B,)),
     (astype_in_range, (F,)), (where_mixed_dtypes, (F, I32)), (python_int_into_uint8, (U8,)),
+    (compare_out_of_range_python_int, (U8,)),
     (int_true_divide_in_place_out, (I32,)), (linspace_arange_variants, (F,)),
     (empty_filled_by_loop_in_helper, (F,)), (static_loop_of_views, (F,)),
     (offset2bbox, (R.uniform(0, 60, (7, 2)), R.uniform(0, 10, (7, 4)))),
-    (valid_flags_bench, (R.normal(size=6), R.normal(size=4))),
     (bbox2delta, (boxes(6, 4), boxes(6, 5))), (clip_boxes, (boxes(8, 6) * 1.5 - 20,)),
     (grid_anchors, (R.uniform(-8, 8, (3, 4)), 3, 5, 8)), (xyxy_xywh_roundtrip, (boxes(5, 7),)),
 ]
