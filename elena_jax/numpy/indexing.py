@@ -156,10 +156,12 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Tracer):
         raise located(UnsupportedError, "np.copyto into an array that is not traced")
     trace = dst.trace
-    src_dtype = src.dtype if isinstance(src, Tracer) else np.result_type(src)
-    if not isinstance(src, (int, float, complex, bool)) and not np.can_cast(src_dtype, dst.dtype, casting):
-        raise located(TypeError, f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} "
-                      f"according to the rule {casting!r}")
+    # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
+    # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
+    weak = type(src) in (int, float, complex, bool)
+    probe = src if weak else np.empty((), src.dtype if isinstance(src, Tracer) else np.result_type(src))
+    with numpy_errors():
+        np.copyto(np.empty((), dst.dtype), probe, casting=casting)
     _check_value_shape(src, dst.shape)
     with numpy_errors():
         ins = [as_operand(trace, src, dst.dtype)]
