@@ -33,7 +33,7 @@ import traceback
 from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from .testing import check_against_numpy
@@ -273,7 +273,7 @@ def _step(draw, k: int, env: dict) -> tuple:
         axis = draw(st.sampled_from([None, *range(-t.ndim, t.ndim)]))
         keep = method not in ("cumsum", "argmax", "argmin") and draw(st.booleans())
         return ("reduce", f"r{k}", target, method, axis, keep)
-    if action == "fancy_get" and t.ndim:
+    if action == "fancy_get" and t.ndim and t.shape[0]:
         idx = draw(st.lists(st.integers(-t.shape[0], t.shape[0] - 1), min_size=1, max_size=4))
         return ("view", f"r{k}", target, f"[{idx}]")
     # writes
@@ -315,14 +315,14 @@ def _step(draw, k: int, env: dict) -> tuple:
         return ("clip_out", target, lo, str(int(float(lo)) + draw(st.integers(0, 5))))
     if action == "sort" and t.ndim:
         return ("method", target, f"sort(axis={draw(st.integers(-t.ndim, t.ndim - 1))})")
-    if action == "fancy_set" and t.ndim and t.shape[-1] > 1:
-        axis = draw(st.integers(0, t.ndim - 1))
+    if action == "fancy_set" and t.size > 1:
+        axis = draw(st.sampled_from([i for i, n in enumerate(t.shape) if n > 0]))
         n = t.shape[axis]
         idx = draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=n,
                             unique_by=lambda i: i % n))  # NB: repeated indices with '=' are undefined
         index = ", ".join([":"] * axis + [str(idx)])
         return ("setitem", target, index, _literal(draw, kind))
-    if action == "add_at" and t.ndim and kind in "fiu":
+    if action == "add_at" and t.size and kind in "fiu":
         idx = draw(st.lists(st.integers(0, t.shape[0] - 1), min_size=1, max_size=6))
         return ("add_at", target, str(idx), _literal(draw, kind, positive=True))
     masks = [n for n in names if env[n].dtype.kind == "b" and env[n].shape == t.shape]
@@ -417,6 +417,28 @@ def check(program: Program, jit: bool = False, optimize=(True, False)) -> None:
         raise AssertionError(f"{type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
 
+def minimize(program: Program, jit: bool = True) -> Program:
+    """Drop steps while the program still fails and NumPy still accepts it (the program is data)."""
+    def fails(p: Program) -> bool:
+        try:
+            _run_numpy(p.steps[:-1] if p.error else p.steps, p.inputs)
+        except Exception:
+            return False  # no longer a program NumPy runs
+        try:
+            check(p, jit=jit)
+        except AssertionError:
+            return True
+        return False
+
+    k = len(program.steps) - 1
+    while k >= 0:
+        smaller = Program(program.steps[:k] + program.steps[k + 1:], program.inputs, program.error)
+        if (not program.error or k < len(program.steps) - 1) and fails(smaller):
+            program = smaller
+        k -= 1
+    return program
+
+
 def check_batch(batch: list[Program], jit: bool = True, optimize=(True, False)) -> None:
     """`check` for many programs at once: one trace and one XLA compile for all the valid ones.
 
@@ -439,7 +461,11 @@ def check_batch(batch: list[Program], jit: bool = True, optimize=(True, False)) 
         check_against_numpy(together, *[x for p in valid for x in p.inputs], jit=jit, optimize=optimize)
     except Exception as e:
         for p in valid:
-            check(p, jit=jit, optimize=optimize)
+            try:
+                check(p, jit=jit, optimize=optimize)
+            except AssertionError:
+                check(minimize(p, jit=jit), jit=jit, optimize=optimize)
+                raise
         raise AssertionError(f"a batch disagrees with NumPy, none of its programs alone does: {e}") from None
 
 
@@ -462,8 +488,9 @@ def main(argv: list[str] | None = None) -> int:
     counter = {"n": 0}
     start = time.time()
 
+    # NB: no hypothesis shrinking (each try compiles a batch); `minimize` drops steps instead.
     @settings(max_examples=args.n, deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), print_blob=True)
+              suppress_health_check=list(HealthCheck), print_blob=True, phases=[Phase.generate])
     @given(st.lists(programs(max_steps=args.steps), min_size=1, max_size=args.batch))
     def campaign(batch):
         counter["n"] += len(batch)

@@ -102,3 +102,24 @@ def test_a_failing_call_leaves_every_caller_array_unchanged():
         elena_jax.functionalize(f)(a, b)
     np.testing.assert_array_equal(a, before_a)
     np.testing.assert_array_equal(b, before_b)
+
+
+def test_copyto_casts_as_numpy_decides():
+    def weak_float_into_bool(a):
+        np.copyto(a, 0.5, where=a)
+        return a
+
+    def strong_float_scalar_into_int(a):
+        np.copyto(a, np.float64(1.0))
+        return a
+
+    fails(weak_float_into_bool, np.ones(3, bool), exc=TypeError, match="Cannot cast")
+    fails(strong_float_scalar_into_int, np.ones(3, np.int32), exc=TypeError, match="Cannot cast")
+
+
+def test_out_of_range_python_int_write_is_numpys_overflowerror():
+    def f(a):
+        a[0] = -7
+        return a
+
+    fails(f, np.zeros(3, np.uint8), exc=OverflowError, match="out of bounds")

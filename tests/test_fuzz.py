@@ -10,14 +10,15 @@ caller's arrays untouched. Long campaigns: ``python -m elena_jax.fuzz --n N --se
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from elena_jax.fuzz import Program, check, check_batch, compile_program, programs, render
 
 BATCH = 10
+# NB: no hypothesis shrinking of batches (each try compiles); a failure is reduced by fuzz.minimize.
 BATCHES = settings(max_examples=50, deadline=None, derandomize=True, database=None,
-                   suppress_health_check=list(HealthCheck))
+                   suppress_health_check=list(HealthCheck), phases=[Phase.generate])
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
@@ -56,6 +57,14 @@ def test_a_failing_check_prints_the_program():
 # Regressions found by the fuzzer: each one a program that once disagreed with NumPy.
 REGRESSIONS = [
     Program([("view", "v0", "a", "[None, ::-1]"), ("setitem", "v0", "...", "3")], [np.arange(4.0), np.zeros(1)]),
+    # campaign seed 7: a coalesced copy reused its source storage as the placed value,
+    # and forwarding then read that storage after the assemble had overwritten it.
+    Program([("view", "v0", "a", "[::-1]"), ("setitem", "v0", "...", "a"), ("view", "v2", "a", "[3:3:3, None]"),
+             ("ufunc_out", "multiply", "v2", "v2", "v2", None), ("ufunc_out", "multiply", "v0", "v0", "v0", None)],
+            [np.array([0.38508148, -0.93936029, 0.58627899, -0.15241283]), np.zeros(4, bool)]),
+    # uint8_array != -7 raised OverflowError; NumPy 2 compares with any Python int.
+    Program([("binary", "r0", "b", "!=", "-7"), ("augment", "r0", None, "+", "False")],
+            [np.zeros(2), np.array([1, 11, 7], np.uint8)]),
 ]
 
 
