@@ -1,160 +1,326 @@
 """Running one case at one size: every peer checked against NumPy, then timed.
 
-Peers: NumPy eager; elena_jax (passes on, passes off) as a jitted pure
-function on device arrays, and as a functionalized call on NumPy arrays
-(transfers and write-back included); idiomatic hand-written JAX with
-``.at[].set()``; each hand restructuring; ``numba.njit`` of the same NumPy
-code. A peer whose result differs from NumPy's is recorded as a mismatch
-and not timed.
+Peers (names as they appear in the results):
+
+- ``numpy``: the case's NumPy function, eagerly (the reference);
+- ``elena_jax`` / ``elena_jax_noopt``: ``elena_jax.pure(numpy_fn)`` with the
+  passes on / off, jitted, on device arrays (what a JAX pipeline calls);
+- ``elena_jax_numpy_io``: ``elena_jax.functionalize(numpy_fn)`` called on NumPy
+  arrays (transfers and the write-back of mutated inputs included);
+- ``jax_at``, ``jax:<form>`` (each hand restructuring), extra JAX peers of a
+  case, and ``jax_best`` (the fastest restructuring), jitted on device arrays;
+- ``numba``: ``numba.njit`` of the same NumPy function;
+- ``torch`` / ``torch_compile``: the case's PyTorch version, eager and compiled;
+- ``tensorflow``, ``tvm``, ``cupy``: recorded as skipped with the reason.
+
+Invariant: a peer is timed only after its first result equals NumPy's
+(``np.testing.assert_allclose`` with a tight ``rtol`` for floats, exact for
+integers and booleans; for peers that mutate NumPy inputs, the inputs after
+the call too). A mismatch or an exception is recorded with its message, and
+the run goes on.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
+import importlib.util
+import re
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jax
 import numpy as np
 
-import elena_jax
-from elena_jax.testing import assert_same
-
 from .cases import Case
 
+try:  # the core may be broken or absent while it is being written
+    import elena_jax
 
-def split_args(case: Case, args: tuple):
-    """(array arguments, a binder that puts the static ones back)."""
-    arrays = [a for i, a in enumerate(args) if i not in case.static]
+    ELENA_IMPORT_ERROR: str | None = None
+except Exception as exc:  # noqa: BLE001 - any import failure is recorded, not raised
+    elena_jax = None
+    ELENA_IMPORT_ERROR = f"import elena_jax failed: {type(exc).__name__}: {exc}"
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+#: Every peer the harness knows, in report order.
+PEERS = (
+    "numpy",
+    "elena_jax",
+    "elena_jax_noopt",
+    "elena_jax_numpy_io",
+    "jax_at",
+    "jax",
+    "numba",
+    "torch",
+    "torch_compile",
+    "tensorflow",
+    "tvm",
+    "cupy",
+)
+WARMUP = 2
+_HLO_OP = re.compile(r"\s(scatter|gather)\(")
+
+
+class Mismatch(AssertionError):
+    """A peer's result differs from NumPy's."""
+
+
+def reason(exc: BaseException, limit: int = 400) -> str:
+    """A one-paragraph account of an exception: its type and first meaningful lines."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = f"{type(exc).__name__}: " + " | ".join(lines[:4])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A NumPy copy of a NumPy, JAX or torch array."""
+    if torch is not None and isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def leaves(x: Any) -> list:
+    """The arrays of a result: tuples and lists are flattened, anything else is one leaf."""
+    if isinstance(x, (tuple, list)):
+        return [leaf for item in x for leaf in leaves(item)]
+    return [x]
+
+
+def check(got: Any, want: Any, what: str, strict_dtype: bool = False) -> None:
+    """Raise `Mismatch` unless ``got`` equals ``want`` (NumPy's result)."""
+    got_l, want_l = leaves(got), leaves(want)
+    if len(got_l) != len(want_l):
+        raise Mismatch(f"{what}: {len(got_l)} results, NumPy gives {len(want_l)}")
+    for i, (g, w) in enumerate(zip(got_l, want_l)):
+        g, w = to_numpy(g), np.asarray(w)
+        where = f"{what} result {i}"
+        if g.shape != w.shape:
+            raise Mismatch(f"{where}: shape {g.shape}, NumPy {w.shape}")
+        if strict_dtype and g.dtype != w.dtype:
+            raise Mismatch(f"{where}: dtype {g.dtype}, NumPy {w.dtype}")
+        try:
+            if np.issubdtype(w.dtype, np.inexact):
+                rtol = 1e-9 if w.dtype.itemsize >= 8 else 1e-5
+                scale = float(np.nanmax(np.abs(w))) if w.size else 1.0
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * 1e-3 * max(scale, 1.0))
+            else:
+                np.testing.assert_array_equal(g.astype(w.dtype), w)
+        except AssertionError as e:
+            detail = [ln.strip() for ln in str(e).splitlines() if ln.strip()][:3]
+            raise Mismatch(f"{where}: " + " | ".join(detail)) from None
+
+
+def split_args(args: tuple) -> tuple[list[np.ndarray], Callable[[Callable], Callable]]:
+    """(the NumPy array arguments, a binder that calls a function with the others put back)."""
+    static = {i: a for i, a in enumerate(args) if not isinstance(a, np.ndarray)}
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
 
     def bind(fn: Callable) -> Callable:
         def call(*arrs):
             it = iter(arrs)
-            return fn(*[a if i in case.static else next(it) for i, a in enumerate(args)])
+            return fn(*[static[i] if i in static else next(it) for i in range(len(args))])
 
         return call
 
     return arrays, bind
 
 
-def _block(x):
-    return jax.block_until_ready(x)
+def stats(times: Iterable[float]) -> dict:
+    t = np.asarray(list(times))
+    q1, med, q3 = np.percentile(t, [25, 50, 75])
+    return {"median_s": float(med), "q1_s": float(q1), "q3_s": float(q3),
+            "min_s": float(t.min()), "max_s": float(t.max()), "repeats": int(t.size)}
 
 
-def timed(fn: Callable, make_args: Callable, repeats: int) -> dict:
-    """First call (compile included) and the median/IQR of ``repeats`` later calls."""
+def measure(call: Callable, make_args: Callable[[], list], repeats: int,
+            verify: Callable[[Any, list], None], sync: Callable[[Any], Any] = lambda x: x) -> dict:
+    """Time the first call (trace and compile included), verify its result, then time ``repeats``
+    calls after a warm-up. ``make_args`` runs outside the timed region (fresh copies for code
+    that mutates its inputs)."""
     args = make_args()
-    t = time.perf_counter()
-    _block(fn(*args))
-    first = time.perf_counter() - t
-    for _ in range(2):
-        _block(fn(*make_args()))
+    t0 = time.perf_counter()
+    out = sync(call(*args))
+    first = time.perf_counter() - t0
+    verify(out, args)
+    for _ in range(WARMUP):
+        sync(call(*make_args()))
     times = []
     for _ in range(repeats):
         args = make_args()
-        t = time.perf_counter()
-        _block(fn(*args))
-        times.append(time.perf_counter() - t)
-    q1, med, q3 = np.percentile(times, [25, 50, 75])
-    return {"median_s": float(med), "q1_s": float(q1), "q3_s": float(q3), "first_call_s": float(first),
-            "repeats": repeats}
+        t0 = time.perf_counter()
+        sync(call(*args))
+        times.append(time.perf_counter() - t0)
+    return {"status": "ok", "first_call_s": first, **stats(times)}
 
 
-def hlo_stats(jitted, args) -> dict:
+def hlo_stats(jitted: Any, args: list) -> dict:
+    """Scatter and gather instructions of the compiled program, and XLA's memory estimate."""
     compiled = jitted.lower(*args).compile()
-    text = compiled.as_text()
-    stats = {"scatter": text.count(" scatter("), "gather": text.count(" gather(")}
+    ops = _HLO_OP.findall(compiled.as_text())
+    out: dict = {"scatter": ops.count("scatter"), "gather": ops.count("gather")}
     try:
         mem = compiled.memory_analysis()
-        stats["peak_bytes"] = int(mem.temp_size_in_bytes + mem.output_size_in_bytes + mem.argument_size_in_bytes)
-    except Exception:  # not every backend reports it
-        pass
-    return stats
+        out["peak_bytes"] = int(mem.temp_size_in_bytes + mem.output_size_in_bytes
+                                + mem.argument_size_in_bytes)
+    except Exception:  # noqa: BLE001 - not every backend reports it
+        out["peak_bytes"] = None
+    return out
 
 
-def _check(got, want, name: str) -> None:
-    got_leaves = jax.tree_util.tree_leaves(got)
-    want_leaves = jax.tree_util.tree_leaves(want)
-    assert len(got_leaves) == len(want_leaves), f"{name}: {len(got_leaves)} results, NumPy {len(want_leaves)}"
-    for g, w in zip(got_leaves, want_leaves):
-        assert_same(np.asarray(g).astype(np.asarray(w).dtype, copy=False) if name.startswith(("jax", "numba"))
-                    else g, w, rtol=1e-9 if np.asarray(w).dtype == np.float64 else None, what=name)
+def optional_peer_reason(name: str) -> str:
+    """Why an optional framework peer is not run."""
+    if importlib.util.find_spec(name) is None:
+        return "not installed"
+    return "installed, but no versions of the cases are written for it"
 
 
-def run_case(case: Case, n: int, repeats: int, peers: set[str]) -> dict:
-    rng = np.random.default_rng(0)
-    args = case.make_inputs(n, rng)
-    arrays, bind = split_args(case, args)
-    with np.errstate(all="ignore"):
-        want = case.numpy_fn(*copy.deepcopy(args))
-    fresh_np = lambda: copy.deepcopy(arrays)  # noqa: E731  (in-place code mutates its inputs)
-    out: dict[str, dict] = {}
+class CaseRun:
+    """One case at one size: the inputs, NumPy's reference result, and the peers' records."""
 
-    def record(name: str, thunk: Callable[[], dict]) -> None:
-        if name.split(":")[0] not in peers and name not in peers:
+    def __init__(self, case: Case, n: int, repeats: int, peers: set[str], device: str = "cpu",
+                 skip: dict[str, str] | None = None, progress: Callable[[str], None] | None = None):
+        self.case, self.n, self.repeats, self.peers = case, n, repeats, peers
+        self.device = device
+        self.skip = dict(skip or {})
+        self.progress = progress or (lambda name: None)
+        self.args = case.inputs(n)
+        self.arrays, self.bind = split_args(self.args)
+        with np.errstate(all="ignore"):
+            self.after = copy.deepcopy(self.args)
+            self.want = case.numpy_fn(*self.after)  # self.after: the inputs as NumPy leaves them
+        self.results: dict[str, dict] = {}
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+    def fresh(self) -> list[np.ndarray]:
+        return [a.copy() for a in self.arrays]
+
+    def verifier(self, what: str, strict_dtype: bool = False, inputs: bool = False) -> Callable:
+        def verify(out: Any, args: list) -> None:
+            check(out, self.want, what, strict_dtype)
+            if inputs:  # the peer mutated NumPy inputs: they must end as NumPy leaves them
+                want_in = [a for a in self.after if isinstance(a, np.ndarray)]
+                for k, (g, w) in enumerate(zip(args, want_in)):
+                    check(g, w, f"{what} input {k} after the call", strict_dtype)
+
+        return verify
+
+    def record(self, name: str, thunk: Callable[[], dict]) -> None:
+        family = name.split(":")[0]
+        if family not in self.peers and name not in self.peers:
             return
+        if family in self.skip or name in self.skip:
+            why = self.skip.get(name, self.skip.get(family))
+            self.results[name] = {"status": "skipped", "error": why}
+            return
+        self.progress(name)
         try:
-            out[name] = thunk()
-        except AssertionError as e:
-            out[name] = {"status": "mismatch", "error": str(e).splitlines()[0][:300]}
-        except Exception as e:  # a peer that cannot run this case: say why
-            out[name] = {"status": "failed", "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"}
+            self.results[name] = thunk()
+        except Mismatch as e:
+            self.results[name] = {"status": "mismatch", "error": str(e)[:400]}
+        except Exception as e:  # noqa: BLE001 - a peer that cannot run this case: say why
+            self.results[name] = {"status": "failed", "error": reason(e)}
 
-    def numpy_peer():
-        np_call = bind(case.numpy_fn)
-        tracemalloc.start()
+    # -- peers ------------------------------------------------------------------------------------
+    def numpy_peer(self) -> dict:
+        call = self.bind(self.case.numpy_fn)
         with np.errstate(all="ignore"):
-            np_call(*fresh_np())
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        with np.errstate(all="ignore"):
-            res = timed(np_call, fresh_np, repeats)
-        return {"status": "ok", **res, "peak_bytes": int(peak)}
+            tracemalloc.start()
+            try:
+                call(*self.fresh())
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            res = measure(call, self.fresh, self.repeats, self.verifier("numpy"))
+        return {**res, "peak_bytes": int(peak) + sum(a.nbytes for a in self.arrays)}
 
-    record("numpy", numpy_peer)
+    def jax_peer(self, fn: Callable, what: str, strict_dtype: bool = False) -> dict:
+        device = jax.devices("gpu")[0] if self.device == "gpu" else jax.devices("cpu")[0]
+        dev_args = [jax.device_put(a, device) for a in self.arrays]
+        jitted = jax.jit(self.bind(fn))
+        res = measure(jitted, lambda: dev_args, self.repeats, self.verifier(what, strict_dtype),
+                      jax.block_until_ready)
+        return {**res, **hlo_stats(jitted, dev_args)}
 
-    with jax.enable_x64(True):
-        device = lambda: [jax.device_put(a) for a in arrays]  # noqa: E731
-        dev_args = device()
-        same_args = lambda: dev_args  # noqa: E731
+    def elena_pure(self, optimize: bool) -> Callable:
+        if elena_jax is None:
+            raise RuntimeError(ELENA_IMPORT_ERROR)
+        pure = elena_jax.pure(self.case.numpy_fn, optimize=optimize)
+        return lambda *args: pure(*args)[0]
 
-        def jax_peer(fn: Callable, name: str) -> dict:
-            jitted = jax.jit(bind(fn))
-            _check(jitted(*dev_args), want, name)
-            return {"status": "ok", **timed(jax.jit(bind(fn)), same_args, repeats), **hlo_stats(jitted, dev_args)}
+    def elena_numpy_io(self) -> dict:
+        if elena_jax is None:
+            raise RuntimeError(ELENA_IMPORT_ERROR)
+        call = self.bind(elena_jax.functionalize(self.case.numpy_fn))
+        return measure(call, self.fresh, self.repeats,
+                       self.verifier("elena_jax_numpy_io", strict_dtype=True, inputs=True),
+                       jax.block_until_ready)
 
-        for optimize, name in ((True, "elena_jax"), (False, "elena_jax_noopt")):
-            pure = elena_jax.pure(case.numpy_fn, optimize=optimize)
-            record(name, functools.partial(jax_peer, lambda *a, _p=pure: _p(*a)[0], name))
-
-        def numpy_io_peer():
-            g = elena_jax.functionalize(case.numpy_fn)
-            ej = lambda *arrs: g(*arrs)  # noqa: E731
-            call = bind(ej)
-            _check(call(*fresh_np()), want, "elena_jax_numpy_io")
-            return {"status": "ok", **timed(call, fresh_np, repeats)}
-
-        record("elena_jax_numpy_io", numpy_io_peer)
-        if case.jax_at is not None:
-            record("jax_at", functools.partial(jax_peer, case.jax_at, "jax_at"))
-        for key, fn in case.jax_restructured.items():
-            record(f"jax:{key}", functools.partial(jax_peer, fn, f"jax:{key}"))
-
-    def numba_peer():
+    def numba_peer(self) -> dict:
         import numba
 
-        jitted = numba.njit(cache=False)(case.numpy_fn)
-        t = time.perf_counter()
-        _check(jitted(*copy.deepcopy(args)), want, "numba")
-        first = time.perf_counter() - t
-        res = timed(bind(jitted), fresh_np, repeats)
-        return {"status": "ok", **res, "first_call_s": first}
+        call = self.bind(numba.njit(cache=False)(self.case.numpy_fn))
+        return {**measure(call, self.fresh, self.repeats, self.verifier("numba", inputs=True)),
+                "peak_bytes": None}
 
-    record("numba", numba_peer)
-    restructured = [k for k in out if k.startswith("jax:") and out[k].get("status") == "ok"]
-    if restructured:
-        best = min(restructured, key=lambda k: out[k]["median_s"])
-        out["jax_best"] = {**out[best], "variant": best}
-    return {"case": case.name, "n": n, "results": out}
+    def torch_peer(self, compiled: bool) -> dict:
+        if torch is None:
+            raise RuntimeError("torch is not importable")
+        if self.case.torch_fn is None:
+            raise RuntimeError("no torch version of this case")
+        fn = self.case.torch_fn
+        if compiled:
+            torch._dynamo.reset()
+            fn = torch.compile(fn, dynamic=False)
+        dev = "cuda" if self.device == "gpu" else "cpu"
+        sync = (lambda x: (torch.cuda.synchronize(), x)[1]) if dev == "cuda" else (lambda x: x)
+        make = lambda: [torch.from_numpy(a.copy()).to(dev) for a in self.arrays]  # noqa: E731
+        name = "torch_compile" if compiled else "torch"
+        return {**measure(self.bind(fn), make, self.repeats, self.verifier(name), sync),
+                "peak_bytes": None}
+
+    # -- the run ----------------------------------------------------------------------------------
+    def run(self) -> dict:
+        case = self.case
+        self.record("numpy", self.numpy_peer)
+        with jax.enable_x64(True):
+            self.record("elena_jax",
+                        lambda: self.jax_peer(self.elena_pure(True), "elena_jax", True))
+            self.record("elena_jax_noopt",
+                        lambda: self.jax_peer(self.elena_pure(False), "elena_jax_noopt", True))
+            self.record("elena_jax_numpy_io", self.elena_numpy_io)
+            if case.jax_at is not None:
+                self.record("jax_at", lambda: self.jax_peer(case.jax_at, "jax_at"))
+            for key, fn in case.jax_restructured.items():
+                self.record(f"jax:{key}", lambda fn=fn, key=key: self.jax_peer(fn, f"jax:{key}"))
+            for key, fn in case.extra_jax.items():
+                if "elena_jax" in self.peers:  # a case's extra peers run along with elena_jax
+                    self.peers.add(key)
+                self.record(key, lambda fn=fn, key=key: self.jax_peer(fn, key))
+        self.record("numba", self.numba_peer)
+        self.record("torch", lambda: self.torch_peer(compiled=False))
+        self.record("torch_compile", lambda: self.torch_peer(compiled=True))
+        for name in ("tensorflow", "tvm", "cupy"):
+            if name in self.peers:
+                self.results[name] = {"status": "skipped", "error": optional_peer_reason(name)}
+        forms = [k for k, r in self.results.items() if k.startswith("jax:") and r["status"] == "ok"]
+        if forms:
+            best = min(forms, key=lambda k: self.results[k]["median_s"])
+            self.results["jax_best"] = {**self.results[best], "variant": best}
+        return {"case": case.name, "n": self.n,
+                "inputs": [list(a.shape) if isinstance(a, np.ndarray) else repr(a)
+                           for a in self.args],
+                "results": self.results}
+
+
+def run_case(case: Case, n: int, repeats: int = 20, peers: Iterable[str] = PEERS,
+             device: str = "cpu", skip: dict[str, str] | None = None,
+             progress: Callable[[str], None] | None = None) -> dict:
+    """Every requested peer of ``case`` at size ``n``: a row of the report."""
+    skip = {**case.skip, **(skip or {})}
+    return CaseRun(case, n, repeats, set(peers), device, skip, progress).run()

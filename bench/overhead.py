@@ -73,7 +73,8 @@ def main() -> None:
           f"JAX tracing to jaxpr {np.median(lower_ms):.1f} ms "
           f"(sum {np.median(trace_ms) + np.median(lower_ms):.1f} ms; target < 50 ms), "
           f"then StableHLO lowering + XLA compile {np.median(compile_ms):.1f} ms")
-    print(f"cached call: functionalized {t_func * 1e6:.1f} us, direct jax.jit {t_direct * 1e6:.1f} us, "
+    print(f"cached call: functionalized {t_func * 1e6:.1f} us, "
+          f"direct jax.jit {t_direct * 1e6:.1f} us, "
           f"overhead {(t_func - t_direct) * 1e6:.1f} us (target < 20 us)")
 
 

@@ -1,0 +1,217 @@
+"""The benchmark's outputs: machine description, markdown tables and PNG plots.
+
+Everything here reads the report dictionary that ``bench.main`` writes as
+JSON (``rows``: one per case and size, each with a result per peer), so the
+tables and plots can be regenerated from a committed JSON file alone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+#: Peers in the main table and the plots, in column order.
+TABLE_PEERS = ("numpy", "elena_jax", "elena_jax_noopt", "elena_jax_numpy_io", "jax_at", "jax_best",
+               "numba", "torch", "torch_compile")
+PLOT_PEERS = ("elena_jax", "elena_jax_noopt", "jax_at", "jax_best", "numba", "torch",
+              "torch_compile")
+HLO_PEERS = ("elena_jax", "elena_jax_noopt", "jax_at", "jax_best")
+MEMORY_PEERS = ("numpy", "elena_jax", "elena_jax_noopt", "jax_at", "jax_best")
+
+
+def _version(module: str) -> str | None:
+    try:
+        return __import__(module).__version__
+    except Exception:  # noqa: BLE001 - an optional package that is absent or broken
+        return None
+
+
+def machine() -> dict:
+    """CPU model, cores, OS, library versions and the git commit of this run."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=False, cwd=Path(__file__).parent).stdout.strip()
+    except OSError:
+        commit = ""
+    import jax
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "devices": [str(d) for d in jax.devices()],
+        "versions": {m: _version(m) for m in ("numpy", "jax", "jaxlib", "numba", "torch",
+                                              "elena_jax", "tensorflow", "tvm", "cupy")},
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def speedup(row: dict, peer: str) -> float | None:
+    """NumPy's median time over the peer's, or None when either did not run."""
+    r, base = row["results"].get(peer, {}), row["results"].get("numpy", {})
+    if r.get("status") != "ok" or base.get("status") != "ok":
+        return None
+    return base["median_s"] / r["median_s"]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g}"
+
+
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return "-"
+
+
+def _cell(row: dict, peer: str) -> str:
+    r = row["results"].get(peer)
+    if r is None:
+        return ""
+    if r.get("status") != "ok":
+        return r.get("status", "-")
+    s = speedup(row, peer)
+    return _ms(r["median_s"]) + (f" ({s:.2g}x)" if s is not None and peer != "numpy" else "")
+
+
+def markdown(report: dict) -> str:
+    """The report as markdown: times and speed-ups, HLO and memory, all forms, failures."""
+    m = report["machine"]
+    v = ", ".join(f"{k} {ver}" for k, ver in m["versions"].items() if ver)
+    out = [f"# elena_jax benchmark ({m['date']})", "",
+           f"- Command: `{report['command']}`",
+           f"- Machine: {m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}",
+           f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}", "",
+           "## Time per call", "",
+           "Median of the timed calls in ms, and the speed-up over NumPy eager in parentheses. "
+           "`elena_jax`, `elena_jax_noopt` (passes off) and the JAX peers run jitted on device "
+           "arrays; `elena_jax_numpy_io` is the functionalized call on NumPy arrays (transfers "
+           "and write-back included); `jax_best` is the fastest hand restructuring.", "",
+           "| case | n | " + " | ".join(TABLE_PEERS) + " |",
+           "|---|---:|" + "---:|" * len(TABLE_PEERS)]
+    rows = report["rows"]
+    for row in rows:
+        out.append(f"| {row['case']} | {row['n']} | "
+                   + " | ".join(_cell(row, p) for p in TABLE_PEERS) + " |")
+    out += ["", "## Compiled programs and memory", "",
+            "Scatter/gather instructions in the compiled HLO, and peak memory: XLA's memory "
+            "analysis (arguments + outputs + temporaries) for JAX peers; for NumPy the inputs "
+            "plus tracemalloc's peak during the call. First call: trace and compile included.", "",
+            "| case | n | sc/ga elena_jax | sc/ga noopt | sc/ga jax_at | sc/ga jax_best | "
+            + " | ".join(f"mem {p}" for p in MEMORY_PEERS)
+            + " | first call elena_jax (ms) | first call jax_at (ms) |",
+            "|---|---:|" + "---:|" * (6 + len(MEMORY_PEERS))]
+    for row in rows:
+        res = row["results"]
+
+        def hlo(p: str, res: dict = res) -> str:
+            r = res.get(p, {})
+            return f"{r['scatter']}/{r['gather']}" if "scatter" in r else "-"
+
+        def first(p: str, res: dict = res) -> str:
+            r = res.get(p, {})
+            return _ms(r["first_call_s"]) if r.get("status") == "ok" else "-"
+
+        mems = [_bytes(res.get(p, {}).get("peak_bytes")) for p in MEMORY_PEERS]
+        out.append(f"| {row['case']} | {row['n']} | "
+                   + " | ".join(hlo(p) for p in HLO_PEERS)
+                   + " | " + " | ".join(mems) + f" | {first('elena_jax')} | {first('jax_at')} |")
+    out += ["", "## Every JAX form", "",
+            "Median ms (q1-q3) of each hand restructuring and extra peer; the fastest "
+            "restructuring is `jax_best`.",
+            "", "| case | n | form | median | q1-q3 | sc/ga |", "|---|---:|---|---:|---|---:|"]
+    for row in rows:
+        for name, r in row["results"].items():
+            if (name.startswith("jax:") or name not in TABLE_PEERS) and r.get("status") == "ok" \
+                    and "scatter" in r and name != "jax_best":
+                out.append(f"| {row['case']} | {row['n']} | {name} | {_ms(r['median_s'])} | "
+                           f"{_ms(r['q1_s'])}-{_ms(r['q3_s'])} | {r['scatter']}/{r['gather']} |")
+    out += ["", "## Failures and skips", ""]
+    seen: set[tuple[str, str, str]] = set()
+    for row in rows:
+        for name, r in row["results"].items():
+            if r.get("status") != "ok":
+                key = (row["case"], name, r.get("error", ""))
+                sizes = [x["n"] for x in rows if x["case"] == row["case"]
+                         and x["results"].get(name, {}).get("error") == key[2]]
+                if key not in seen:
+                    seen.add(key)
+                    out.append(f"- {row['case']} (n = {', '.join(map(str, sizes))}) `{name}`: "
+                               f"{r['status']}: {r.get('error', '')}")
+    return "\n".join(out) + "\n"
+
+
+def plots(report: dict, stem: Path) -> list[str]:
+    """Speed-up bars per case and size, and time against size (log-log) per case."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = report["rows"]
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    sizes = sorted({r["n"] for r in rows})
+    peers = [p for p in PLOT_PEERS if any(p in r["results"] for r in rows)]
+    written = []
+
+    fig, axes = plt.subplots(len(sizes), 1, figsize=(max(9, len(cases) * 0.9), 3.4 * len(sizes)),
+                             squeeze=False)
+    width = 0.8 / max(1, len(peers))
+    for ax, n in zip(axes[:, 0], sizes):
+        for k, p in enumerate(peers):
+            vals = [next((speedup(r, p) or 0.0 for r in rows
+                          if r["case"] == c and r["n"] == n), 0.0) for c in cases]
+            ax.bar(np.arange(len(cases)) + k * width, vals, width, label=p)
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(np.arange(len(cases)) + 0.4 - width / 2, cases, rotation=30, ha="right",
+                      fontsize=8)
+        ax.set_ylabel("speed-up over NumPy")
+        ax.set_title(f"n = {n:g} (bars missing: peer failed or skipped)", fontsize=9)
+    axes[0, 0].legend(fontsize=7, ncol=len(peers))
+    fig.tight_layout()
+    path = stem.with_name(stem.name + "_speedup.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    written.append(str(path))
+
+    cols = 4
+    nrows = -(-len(cases) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(15, 3.1 * nrows), squeeze=False)
+    for ax, c in zip(axes.flat, cases):
+        for p in ("numpy", *peers):
+            pts = [(r["n"], r["results"][p]["median_s"]) for r in rows
+                   if r["case"] == c and r["results"].get(p, {}).get("status") == "ok"]
+            if pts:
+                ax.loglog(*zip(*pts), marker="o", ms=3, label=p)
+        ax.set_title(c, fontsize=9)
+        ax.set_xlabel("n")
+        ax.set_ylabel("median time (s)")
+    axes.flat[0].legend(fontsize=6)
+    for ax in list(axes.flat)[len(cases):]:
+        ax.axis("off")
+    fig.tight_layout()
+    path = stem.with_name(stem.name + "_time_vs_size.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    written.append(str(path))
+    return written
