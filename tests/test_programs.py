@@ -6,6 +6,7 @@ arrays after the call must agree. Each program is a small example of one form.
 import numpy as np
 import pytest
 
+import elena_jax
 from elena_jax.testing import check_against_numpy
 
 R = np.random.default_rng(0)
@@ -869,3 +870,35 @@ def test_program_matches_numpy(f, args):
 
 def test_program_count():
     assert len(PROGRAMS) >= 100
+
+
+def complex_parts_read(a):
+    c = a.astype(np.complex128) * (1 + 2j)
+    return c.real + 1, np.imag(c), a.real * 1, a.imag, np.real(a), np.angle(c)
+
+
+def test_complex_parts_read():
+    check_against_numpy(complex_parts_read, F)
+
+
+def write_through_real_of_complex(a):
+    c = a.astype(np.complex128)
+    c.real[:, ::2] = 0
+    c.imag[1] = 5
+    return c
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason=".real/.imag of a complex array are not yet views (refused as read-only, not lost)")
+def test_write_through_real_of_complex():
+    check_against_numpy(write_through_real_of_complex, F)
+
+
+def test_imag_of_a_real_array_is_read_only_as_in_numpy():
+    def f(a):
+        a.imag[0] = 5
+
+    with pytest.raises(ValueError, match="read-only"):
+        f(F.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        elena_jax.functionalize(f)(F.copy())

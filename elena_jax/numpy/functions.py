@@ -366,12 +366,33 @@ GENERIC = [
     "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "average", "count_nonzero", "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "append", "delete", "insert", "resize", "unravel_index", "ravel_multi_index",
-    "cumulative_sum", "trapezoid", "angle", "real", "imag", "conj", "sinc", "i0",
+    "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",
 ]
 
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+
+def _complex_part(func):
+    """``np.real`` / ``np.imag``. NB: of a complex array NumPy returns a writeable view; here the
+    part is a copy, so it is made read-only: a write through it fails instead of being lost.
+    Of a real array, ``real`` is the array itself and ``imag`` NumPy's read-only zeros."""
+    generic = jnp_function(func)
+
+    def part(val):
+        if func is np.real and val.dtype.kind != "c":
+            return val
+        out = generic(val) if val.dtype.kind == "c" else np.zeros_like(val)
+        out.writeable = False
+        return out
+
+    part.__name__ = func.__name__
+    return part
+
+
+implements(np.real)(_complex_part(np.real))
+implements(np.imag)(_complex_part(np.imag))
 
 
 def _gufunc(func):

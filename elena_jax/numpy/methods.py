@@ -57,13 +57,11 @@ def view(self, dtype=None, type=None):
 
 
 def real(self):
-    return np.real(self) if self.dtype.kind == "c" else self
+    return np.real(self)
 
 
 def imag(self):
-    if self.dtype.kind == "c":
-        return np.imag(self)
-    return np.zeros_like(self)
+    return np.imag(self)
 
 
 for _f in (astype, copy, fill, sort, flatten, view):
