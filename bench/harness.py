@@ -26,6 +26,7 @@ import copy
 import importlib.util
 import re
 import time
+import traceback
 import tracemalloc
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -64,6 +65,10 @@ PEERS = (
     "cupy",
 )
 WARMUP = 2
+#: Intra-op threads of the torch peers. NumPy and Numba run on one thread; on a small shared
+#: machine torch's second OpenMP thread also made calls bimodal (0.1 ms or 8 ms, the wake-up of a
+#: descheduled worker), so torch runs on one thread too. JAX keeps XLA's default thread pool.
+TORCH_THREADS = 1
 _HLO_OP = re.compile(r"\s(scatter|gather)\(")
 
 
@@ -224,7 +229,8 @@ class CaseRun:
         except Mismatch as e:
             self.results[name] = {"status": "mismatch", "error": str(e)[:400]}
         except Exception as e:  # noqa: BLE001 - a peer that cannot run this case: say why
-            self.results[name] = {"status": "failed", "error": reason(e)}
+            tail = traceback.format_exc().strip().splitlines()[-6:]
+            self.results[name] = {"status": "failed", "error": reason(e), "traceback": tail}
 
     # -- peers ------------------------------------------------------------------------------------
     def numpy_peer(self) -> dict:
@@ -281,8 +287,13 @@ class CaseRun:
         sync = (lambda x: (torch.cuda.synchronize(), x)[1]) if dev == "cuda" else (lambda x: x)
         make = lambda: [torch.from_numpy(a.copy()).to(dev) for a in self.arrays]  # noqa: E731
         name = "torch_compile" if compiled else "torch"
-        return {**measure(self.bind(fn), make, self.repeats, self.verifier(name), sync),
-                "peak_bytes": None}
+        threads = torch.get_num_threads()
+        torch.set_num_threads(TORCH_THREADS)
+        try:
+            res = measure(self.bind(fn), make, self.repeats, self.verifier(name), sync)
+        finally:
+            torch.set_num_threads(threads)
+        return {**res, "peak_bytes": None, "threads": TORCH_THREADS}
 
     # -- the run ----------------------------------------------------------------------------------
     def run(self) -> dict:

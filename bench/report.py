@@ -57,6 +57,7 @@ def machine() -> dict:
         "versions": {m: _version(m) for m in ("numpy", "jax", "jaxlib", "numba", "torch",
                                               "elena_jax", "tensorflow", "tvm", "cupy")},
         "commit": commit,
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -100,7 +101,8 @@ def markdown(report: dict) -> str:
     out = [f"# elena_jax benchmark ({m['date']})", "",
            f"- Command: `{report['command']}`",
            f"- Machine: {m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}",
-           f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}", "",
+           f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}",
+           f"- Load average (1, 5, 15 min) when the run ended: {m.get('load_average')}", "",
            "## Time per call", "",
            "Median of the timed calls in ms, and the speed-up over NumPy eager in parentheses. "
            "`elena_jax`, `elena_jax_noopt` (passes off) and the JAX peers run jitted on device "
@@ -145,18 +147,19 @@ def markdown(report: dict) -> str:
                     and "scatter" in r and name != "jax_best":
                 out.append(f"| {row['case']} | {row['n']} | {name} | {_ms(r['median_s'])} | "
                            f"{_ms(r['q1_s'])}-{_ms(r['q3_s'])} | {r['scatter']}/{r['gather']} |")
-    out += ["", "## Failures and skips", ""]
-    seen: set[tuple[str, str, str]] = set()
+    out += ["", "## Failures and skips", "",
+            "Grouped by peer and message; the cases (and sizes, where not all) it applies to.", ""]
+    groups: dict[tuple[str, str, str], dict[str, list[int]]] = {}
     for row in rows:
         for name, r in row["results"].items():
             if r.get("status") != "ok":
-                key = (row["case"], name, r.get("error", ""))
-                sizes = [x["n"] for x in rows if x["case"] == row["case"]
-                         and x["results"].get(name, {}).get("error") == key[2]]
-                if key not in seen:
-                    seen.add(key)
-                    out.append(f"- {row['case']} (n = {', '.join(map(str, sizes))}) `{name}`: "
-                               f"{r['status']}: {r.get('error', '')}")
+                key = (name, r.get("status", ""), r.get("error", ""))
+                groups.setdefault(key, {}).setdefault(row["case"], []).append(row["n"])
+    all_sizes = sorted({r["n"] for r in rows})
+    for (name, status, error), cases in groups.items():
+        where = ", ".join(c if sorted(ns) == all_sizes else f"{c} (n = {', '.join(map(str, ns))})"
+                          for c, ns in cases.items())
+        out.append(f"- `{name}` {status} on {where}: {error}")
     return "\n".join(out) + "\n"
 
 
