@@ -100,6 +100,28 @@ _FLOAT_ONLY = {"divide": _lax(lax.div)}
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
+def _unsigned_abs(x):
+    return x if jnp.issubdtype(x.dtype, jnp.unsignedinteger) else lax.abs(x)
+
+
+def _int_reciprocal(x):
+    """NumPy's integer ``1 / x``: 1 and -1 are their own reciprocal, other values give 0.
+
+    NB: NumPy computes ``1.0 / x`` and converts: for 0 that is inf converted, the minimum
+    value for 32- and 64-bit signed types and 0 otherwise (what x86 conversion gives)."""
+    if not jnp.issubdtype(x.dtype, jnp.integer) and x.dtype != bool:
+        return jnp.reciprocal(x)
+    info = jnp.iinfo(x.dtype) if x.dtype != bool else None
+    signed = info is not None and info.min < 0
+    r = jnp.where(x == 1, 1, jnp.where(x == -1, -1, 0) if signed else 0).astype(x.dtype)
+    zero = info.min if signed and x.dtype.itemsize >= 4 else 0
+    return jnp.where(x == 0, jnp.asarray(zero, x.dtype), r)
+
+
+UFUNC_IMPL["absolute"] = _unsigned_abs
+UFUNC_IMPL["reciprocal"] = _int_reciprocal
+
+
 def ufunc_impl(name: str, dtype=None) -> Callable:
     if name in _FLOAT_ONLY and dtype is not None and jnp.issubdtype(dtype, jnp.inexact):
         return _FLOAT_ONLY[name]
@@ -117,8 +139,9 @@ def cast(x, dtype):
 @rule("ufunc")
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
-    args = [cast(x, d) for x, d in zip(ins[:n], loop)]
-    res = ufunc_impl(name, loop[0] if loop else None)(*args)
+    # NB: NumPy's float16 loops compute in float32 and round the result; XLA's are less exact
+    args = [cast(x, np.float32 if d == np.float16 else d) for x, d in zip(ins[:n], loop)]
+    res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
     res = [cast(r, d) for r, (_, d) in zip(res, outs)]
     if masked:
@@ -156,15 +179,30 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
     return [r.astype(dtype)]
 
 
+_ASSOCIATIVE = {"bitwise_and": lax.bitwise_and, "bitwise_or": lax.bitwise_or, "bitwise_xor": lax.bitwise_xor,
+                "logical_xor": lax.bitwise_xor, "fmax": jnp.fmax, "fmin": jnp.fmin}
+
+
 @rule("accumulate")
 def accumulate(ins, outs, name, axis, dtype):
-    x = jnp.asarray(ins[0]).astype(dtype)
+    x = jnp.asarray(ins[0])
+    x = x.astype(bool) if name.startswith("logical") else x.astype(dtype)
+    if name == "subtract":  # x0 - x1 - x2 ... = x0 + (-x1) + (-x2) ..., exactly
+        first = lax.slice_in_dim(x, 0, 1, axis=axis)
+        x = jnp.concatenate([first, -lax.slice_in_dim(x, 1, x.shape[axis], axis=axis)], axis=axis)
+        name = "add"
     fn = {"add": jnp.cumsum, "multiply": jnp.cumprod}.get(name)
     if fn is not None:
-        return [fn(x, axis=axis)]
-    op = {"maximum": lax.cummax, "minimum": lax.cummin, "logical_and": lax.cummin,
-          "logical_or": lax.cummax}[name]
-    return [op(x, axis=axis)]
+        r = fn(x, axis=axis)
+    elif name in _ASSOCIATIVE:
+        r = lax.associative_scan(_ASSOCIATIVE[name], x, axis=axis)
+    else:
+        op = {"maximum": lax.cummax, "minimum": lax.cummin, "logical_and": lax.cummin,
+              "logical_or": lax.cummax}[name]
+        wide = x.dtype == bool  # NB: lax's cumulative min/max take numbers, not bools
+        r = op(x.astype(np.int8) if wide else x, axis=axis)
+        r = r.astype(bool) if wide else r
+    return [r.astype(dtype)]
 
 
 # --- indexing -------------------------------------------------------------------
@@ -234,7 +272,24 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
     if name == "subtract":
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
-    raise NotImplementedError(f"np.{name}.at")
+    return [_sequential_at(x, k, name, loop, ins[1 + n_key :])]
+
+
+def _sequential_at(x, k, name, loop, value):
+    """``np.<ufunc>.at`` for any ufunc: the selected elements updated one at a time, in
+    NumPy's order, so repeated indices apply the ufunc repeatedly (unbuffered)."""
+    flat = jnp.arange(x.size).reshape(x.shape)[k]  # the flat position of every selected element
+    positions = flat.reshape(-1)
+    values = [jnp.broadcast_to(cast(v, loop[1]), flat.shape).reshape(-1) for v in value]
+    f = ufunc_impl(name, loop[0])
+
+    def body(i, xs):
+        old = cast(xs[positions[i]], loop[0])
+        new = f(old, *(v[i] for v in values))
+        new = new[0] if isinstance(new, tuple) else new
+        return xs.at[positions[i]].set(cast(new, xs.dtype))
+
+    return lax.fori_loop(0, positions.size, body, x.reshape(-1)).reshape(x.shape)
 
 
 def to_value(x):

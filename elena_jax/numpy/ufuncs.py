@@ -192,12 +192,17 @@ REDUCIBLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_a
              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
+ACCUMULABLE = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
+               "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
 def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     trace = trace_of(a, out)
-    if ufunc.__name__ not in {"add", "multiply", "maximum", "minimum", "logical_and", "logical_or"}:
+    if ufunc.__name__ not in ACCUMULABLE:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
     axis = normalize_axis(axis, a.ndim)
-    res_dtype = np.dtype(dtype) if dtype is not None else resolve_loop(ufunc, [a, a])[-1]
+    with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
+        res_dtype = ufunc.accumulate(np.ones((1,), a.dtype), dtype=dtype).dtype
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
 
