@@ -95,6 +95,9 @@ def ufunc_rule(ufunc):
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         with numpy_errors():
             ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
+        if ufunc is np.power and loop[1].kind in "iu" and not isinstance(ins[1], Tracer) and np.any(ins[1] < 0):
+            # NB: NumPy refuses negative integer exponents; a traced one cannot be checked here
+            raise located(ValueError, "Integers to negative integer powers are not allowed.")
         shape = broadcast_shapes(*map(shape_of, inputs))
         params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
         if all(o is None for o in outs) and where is True:
