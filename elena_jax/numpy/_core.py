@@ -7,24 +7,42 @@ shapes and dtypes with NumPy's own machinery (``ufunc.resolve_dtypes``,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedError, located
+from ..errors import UnsupportedError, located, user_location
 from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
 
 
 def implements(*funcs: Callable) -> Callable:
-    """Register a rule for NumPy functions reached through ``__array_function__``."""
+    """Register a rule for NumPy functions reached through ``__array_function__``.
+
+    An error the rule raises without naming the user's line (NumPy's own, or one from the
+    View algebra such as an AxisError) gets the line as a note.
+    """
 
     def register(rule: Callable) -> Callable:
+        @functools.wraps(rule)
+        def located_rule(*args, **kwargs):
+            try:
+                return rule(*args, **kwargs)
+            except Exception as e:
+                if not _names_a_location(e):
+                    e.add_note(f"  at {user_location()}")
+                raise
+
         for f in funcs:
-            FUNCTIONS[f] = rule
+            FUNCTIONS[f] = located_rule
         return rule
 
     return register
+
+
+def _names_a_location(e: BaseException) -> bool:
+    return "\n  at " in str(e) or any(n.startswith("  at ") for n in getattr(e, "__notes__", ()))
 
 
 def trace_of(*values: Any) -> Trace:
@@ -83,4 +101,6 @@ def check_dtype_supported(dtype: np.dtype) -> None:
 
 
 def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
-    return trace.define(prim, ins, shape, np.dtype(dtype), **params)
+    dtype = np.dtype(dtype)
+    check_dtype_supported(dtype)  # NB: a string or object array made inside the function
+    return trace.define(prim, ins, shape, dtype, **params)
