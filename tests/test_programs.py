@@ -902,3 +902,25 @@ def test_imag_of_a_real_array_is_read_only_as_in_numpy():
         f(F.copy())
     with pytest.raises(ValueError, match="read-only"):
         elena_jax.functionalize(f)(F.copy())
+
+
+# --- the harness itself ---------------------------------------------------------------------------
+def test_assert_same_checks_dtype_shape_values_and_nans():
+    from elena_jax.testing import assert_same
+
+    assert_same(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
+    assert_same(np.float64(1.0 + 1e-13), np.float64(1.0))  # an FMA's worth of difference
+    for got, want in [(np.zeros(2, np.float32), np.zeros(2)), (np.zeros(2), np.zeros(3)),
+                      (np.array([1.0, 2.0]), np.array([1.0, np.nan])), (np.array([1, 2]), np.array([1, 3])),
+                      (np.float32(1.0001), np.float32(1.0))]:
+        with pytest.raises(AssertionError):
+            assert_same(got, want)
+
+
+def keyword_array_written(a, *, out):
+    out[1:] = a[:-1] * 2
+    return a.sum()
+
+
+def test_keyword_arrays_are_compared_after_the_call():
+    check_against_numpy(keyword_array_written, V, out=np.zeros(10))
