@@ -224,3 +224,22 @@ def test_an_error_after_many_writes_through_views_leaves_inputs_untouched():
     fails(f, *args, exc=numpys_error(f, *args))
     for x, y in zip(args, before):
         np.testing.assert_array_equal(x, y)
+
+
+def _mask_value_too_many_dims(a): a[a > 5] = np.array([[2.0]])  # noqa: E702
+def _mask_value_wrong_row(a): a[a[:, 0] > 3] = np.arange(3.0)  # noqa: E702
+
+
+@pytest.mark.parametrize("f", [_mask_value_too_many_dims, _mask_value_wrong_row], ids=lambda f: f.__name__)
+def test_traced_mask_write_shape_errors_are_numpys(f):
+    a = np.arange(12.0).reshape(3, 4)
+    fails(f, a, exc=numpys_error(f, a))
+    np.testing.assert_array_equal(a, np.arange(12.0).reshape(3, 4))
+
+
+def test_traced_mask_write_whose_shape_depends_on_the_count():
+    def f(a):
+        a[a[:, 0] > 3] = np.arange(3.0)[:, None]  # (3, 1) fits only when 3 rows are selected
+        return a
+
+    fails(f, np.arange(12.0).reshape(3, 4), exc=elena_jax.ConcretizationError, match="data-dependent")

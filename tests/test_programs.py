@@ -924,3 +924,36 @@ def keyword_array_written(a, *, out):
 
 def test_keyword_arrays_are_compared_after_the_call():
     check_against_numpy(keyword_array_written, V, out=np.zeros(10))
+
+
+# --- boolean-mask writes whose value broadcasts to a row of the selection -----------------------------
+def mask_rows_get_a_row_value(a):
+    a[a[:, 0] > 0] = np.arange(8.0)
+    return a
+
+
+def mask_rows_get_a_row_of_a_first(a):
+    a[a[:, 0] > 0] = a[0]  # NB: the value is read before any row is written
+    return a
+
+
+def mask_rows_value_with_leading_ones(a):
+    a[a[:, 0] > 0] = np.arange(8)[None, None, :] * 1.5
+    return a
+
+
+def mask_2d_on_3d_value_broadcasts(a):
+    a[a[:, :, 0] > 0] = np.linspace(0, 1, 5)
+    return a
+
+
+def mask_full_with_one_element_array(a):
+    a[a > 0] = np.array([2.0])
+    return a
+
+
+@pytest.mark.parametrize("f,arg", [(mask_rows_get_a_row_value, F), (mask_rows_get_a_row_of_a_first, F),
+                                   (mask_rows_value_with_leading_ones, F), (mask_2d_on_3d_value_broadcasts, F3),
+                                   (mask_full_with_one_element_array, F)], ids=lambda x: getattr(x, "__name__", ""))
+def test_mask_write_value_broadcasts(f, arg):
+    check_against_numpy(f, arg)

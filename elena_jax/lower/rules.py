@@ -254,7 +254,7 @@ def setitem(ins, outs, key):
 def mask_set(ins, outs):
     x, mask, value = ins
     mask = jnp.asarray(mask).reshape(mask.shape + (1,) * (x.ndim - mask.ndim))
-    return [jnp.where(mask, jnp.asarray(value).astype(x.dtype).reshape(()), x)]
+    return [jnp.where(mask, jnp.asarray(value).astype(x.dtype), x)]  # NB: value fits x's trailing axes
 
 
 _AT = {"add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}

@@ -92,6 +92,10 @@ def getitem(a: Tracer, key) -> Tracer:
     return fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
 
 
+def _broadcasts_to(shape, target) -> bool:
+    return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
+
+
 def setitem(a: Tracer, key, value) -> None:
     trace = a.trace
     a.check_writeable()
@@ -113,13 +117,28 @@ def setitem(a: Tracer, key, value) -> None:
         return
     if _has_traced_mask(arrays):
         mask = arrays[0]
+        # NB: a[mask] has shape (k,) + rest; a value of shape () or broadcasting to ``rest`` fits
+        # every k (leading length-1 axes aside), so the write is a select with the value broadcast.
+        rest = a.shape[mask.ndim:]
+        vshape = tuple(shape_of(value))
+        if not rest and len(vshape) > 1:
+            raise located(TypeError, "NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                          f"input, input has {len(vshape)} dimensions")
+        while vshape and vshape[0] == 1 and len(vshape) > len(rest):
+            vshape = vshape[1:]
+        tail = vshape[len(vshape) - min(len(vshape), len(rest)):]
+        if not _broadcasts_to(tail, rest):  # NB: fails for every count of selected elements
+            raise located(ValueError, f"shape mismatch: value array of shape {tuple(shape_of(value))} could not "
+                          f"be broadcast to indexing result of shape (k,{','.join(map(str, rest))})")
         if len(arrays) != 1 or template[0] != ("arr", 0) or mask.ndim > a.ndim \
-                or mask.shape != a.shape[: mask.ndim] or np.size(shape_of(value)) > 1 and np.prod(shape_of(value)) != 1:
+                or mask.shape != a.shape[: mask.ndim] or not _broadcasts_to(vshape, rest):
             raise ConcretizationError(
-                "writing through a traced boolean mask supports a[mask] = scalar with the "
-                f"mask covering the leading axes; this form has a data-dependent shape\n  at {user_location()}")
+                "writing through a traced boolean mask supports a[mask] = v for a scalar v or one that "
+                "broadcasts to a row of the selection, with the mask covering the leading axes; "
+                f"this form has a data-dependent shape\n  at {user_location()}")
         with numpy_errors():
             v = as_operand(trace, value, a.dtype)
+        v = v.reshape(vshape) if isinstance(v, Tracer) else np.reshape(v, vshape)
         trace.write("mask_set", [a, mask, v], [a])
         return
     shape = _result_shape(a, template, arrays)
