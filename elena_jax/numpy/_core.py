@@ -80,6 +80,20 @@ def result_dtype(*xs: Any) -> np.dtype:
     return np.result_type(*[x if not isinstance(x, Tracer) else x.dtype for x in xs])
 
 
+def _holds_tracer(x: Any) -> bool:
+    return isinstance(x, Tracer) or isinstance(x, (list, tuple)) and any(_holds_tracer(v) for v in x)
+
+
+def sequence_as_array(x: Any) -> Any:
+    """A (nested) list or tuple holding traced values as one traced array, as NumPy's
+    ``np.asarray`` of it; anything else unchanged."""
+    if isinstance(x, (list, tuple)) and _holds_tracer(x):
+        from .creation import array  # NB: creation imports this module
+
+        return array(x)
+    return x
+
+
 def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
     """A tracer unchanged; a constant cast as NumPy casts it (raising like NumPy)."""
     if isinstance(x, Tracer):

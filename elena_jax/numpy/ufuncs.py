@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
-from ._core import as_operand, broadcast_shapes, dtype_of, fresh, shape_of, trace_of
+from ._core import as_operand, broadcast_shapes, dtype_of, fresh, sequence_as_array, shape_of, trace_of
 
 # NumPy ufuncs without a JAX counterpart, or on types we refuse.
 _UNSUPPORTED = {"isnat"}
@@ -89,7 +89,7 @@ def _check_out(ufunc, shape, loop, o, casting):
 def ufunc_rule(ufunc):
     def rule(*args, out=None, where=True, casting="same_kind", dtype=None, order="K",
              subok=True, signature=None):
-        inputs = args[: ufunc.nin]
+        inputs = [sequence_as_array(x) for x in args[: ufunc.nin]]
         outs = _outs(ufunc, args, out)
         trace = trace_of(*inputs, *outs, where)
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
