@@ -957,3 +957,18 @@ def mask_full_with_one_element_array(a):
                                    (mask_full_with_one_element_array, F)], ids=lambda x: getattr(x, "__name__", ""))
 def test_mask_write_value_broadcasts(f, arg):
     check_against_numpy(f, arg)
+
+
+# --- Python sequences holding traced values -------------------------------------------------------
+def setitem_nested_list_of_traced(a): a[:2, :2] = [[a[0, 0], 1], [2, a[1, 1]]]; return a  # noqa: E702
+def setitem_tuple_of_traced(a): a[0, :3] = (a[1, 1], a[2, 2] * 2, 7); return a  # noqa: E702
+def fancy_setitem_list_of_traced(a): a[[1, 2], 0] = [a[0, 0], a[0, 1]]; return a  # noqa: E702
+def ufunc_with_list_of_traced(a): return np.add(a[:, :2], [a[0, 0], 1.5]), np.maximum(a[0], [a[1, 0]] * 4)
+def float_list_of_traced_into_int(a): a[1] = [a[0, 0] * 0.6, 1, 2, 3]; return a  # noqa: E702
+
+
+@pytest.mark.parametrize("f,arg", [(setitem_nested_list_of_traced, F), (setitem_tuple_of_traced, F),
+                                   (fancy_setitem_list_of_traced, F), (ufunc_with_list_of_traced, I32),
+                                   (float_list_of_traced_into_int, I32)], ids=lambda x: getattr(x, "__name__", ""))
+def test_sequences_of_traced_values(f, arg):
+    check_against_numpy(f, arg)
