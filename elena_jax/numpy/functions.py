@@ -66,6 +66,48 @@ def expand_dims(a, axis):
     return a.view_of(V.expand_dims(a.view, axis))
 
 
+@implements(np.flip)
+def flip(m, axis=None):
+    """NB: NumPy's flips (and rot90 built from them) are views: negative-step basic indexing."""
+    m = _arr(m)
+    axes = range(m.ndim) if axis is None else [V.normalize_axis(a, m.ndim) for a in np.atleast_1d(axis)]
+    return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
+
+
+@implements(np.fliplr)
+def fliplr(m):
+    m = _arr(m)
+    if m.ndim < 2:
+        raise located(ValueError, "Input must be >= 2-d.")
+    return m[:, ::-1]
+
+
+@implements(np.flipud)
+def flipud(m):
+    m = _arr(m)
+    if m.ndim < 1:
+        raise located(ValueError, "Input must be >= 1-d.")
+    return m[::-1]
+
+
+@implements(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    """As NumPy's rot90 (a view): flips and a transpose of the two axes."""
+    m = _arr(m)
+    if len(axes) != 2 or m.ndim < 2 or axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        with numpy_errors():  # NumPy's own error for bad axes
+            np.rot90(np.empty((1,) * m.ndim), k, axes)
+    a0, a1 = (V.normalize_axis(a, m.ndim) for a in axes)
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    return np.transpose(flip(m, a1), perm) if k == 1 else flip(np.transpose(m, perm), a1)
+
+
 @implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     return _arr(a).diagonal(offset, axis1, axis2)
@@ -360,7 +402,7 @@ def jnp_function(func, name: str | None = None):
 
 
 GENERIC = [
-    "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad", "take", "take_along_axis",
+    "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "round", "around", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "einsum", "tensordot", "trace", "triu", "tril",
     "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "average", "count_nonzero", "std", "var",
