@@ -972,3 +972,39 @@ def float_list_of_traced_into_int(a): a[1] = [a[0, 0] * 0.6, 1, 2, 3]; return a 
                                    (float_list_of_traced_into_int, I32)], ids=lambda x: getattr(x, "__name__", ""))
 def test_sequences_of_traced_values(f, arg):
     check_against_numpy(f, arg)
+
+
+# --- flips and rot90 are views ------------------------------------------------------------------------
+def flip_views_write(v):
+    np.flip(v)[0] = 9
+    np.flipud(v[:4])[1] = 8
+    return v
+
+
+def fliplr_view_write(a):
+    np.fliplr(a)[:, 0] = 0
+    return a
+
+
+def rot90_every_k_writes_through(a):
+    outs = []
+    for k in range(-1, 6):
+        r = np.rot90(a, k)
+        r[0, 1] = k
+        outs.append(r * 1)
+    return a, outs
+
+
+def rot90_and_flip_other_axes(a):
+    r = np.rot90(a, 1, axes=(2, 0))
+    r[1] = -1
+    f = np.flip(a, (0, 2))
+    f[0, 0] += 10
+    return a, np.rot90(a, 3, (1, 2)) + 0, np.flip(a) + 0
+
+
+@pytest.mark.parametrize("f,arg", [(flip_views_write, V), (fliplr_view_write, F), (rot90_every_k_writes_through, F),
+                                   (rot90_every_k_writes_through, F3), (rot90_and_flip_other_axes, F3)],
+                         ids=lambda x: getattr(x, "__name__", ""))
+def test_flips_are_views(f, arg):
+    check_against_numpy(f, arg)
