@@ -36,7 +36,17 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @implements(np.ravel)
 def ravel(a, order="C"):
-    return _arr(a).ravel(order)
+    """NB: NumPy's orders: 'F' is the C ravel of the reversed axes, 'A' is 'F' for an array that is
+    only F-contiguous, 'K' the C ravel of the axes sorted by decreasing |stride|; each is a view
+    exactly when that ravel is."""
+    a = _arr(a)
+    if order == "F" or order == "A" and a.flags.f_contiguous and not a.flags.c_contiguous:
+        a = a.T
+    elif order == "K":
+        a = a.transpose(sorted(range(a.ndim), key=lambda i: -abs(a.view.strides[i])))
+    elif order not in ("C", "A"):
+        raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return a.ravel()
 
 
 @implements(np.transpose)
