@@ -155,7 +155,11 @@ def _assemble(obj, dtype):
 
 @creation("array")
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
-    if _has_tracer(obj):
+    if isinstance(obj, Tracer) and not copy and (dtype is None or np.dtype(dtype) == obj.dtype):
+        out = obj  # NB: NumPy 2's copy=False / copy=None return the array itself when they can
+    elif copy is False and _has_tracer(obj):
+        raise ValueError(f"Unable to avoid copy while creating an array as requested.\n  at {user_location()}")
+    elif _has_tracer(obj):
         if dtype is None:  # NB: in array coercion Python scalars are not weak
             dtype = result_dtype(*[x if isinstance(x, Tracer) else np.asarray(x).dtype
                                    for x in _leaves(obj)])
