@@ -121,6 +121,24 @@ for _name in ("eye", "identity", "tri", "indices"):
     CREATION[_name] = _constant_function(_name)
 
 
+def _constant_or_traced(name):
+    """Constant ends: a traced constant; traced ends: the function's traced rule."""
+    constant_impl = _constant_function(name)
+
+    def impl(*args, **kwargs):
+        if _has_tracer(list(args) + list(kwargs.values())):
+            from ..tracer import FUNCTIONS
+
+            return FUNCTIONS[ORIGINALS[name]](*args, **kwargs)
+        return constant_impl(*args, **kwargs)
+
+    return impl
+
+
+for _name in ("logspace", "geomspace"):
+    CREATION[_name] = _constant_or_traced(_name)
+
+
 @creation("linspace")
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, **kw):
     if isinstance(start, Tracer) or isinstance(stop, Tracer):

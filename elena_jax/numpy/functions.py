@@ -10,6 +10,8 @@ a one-element stand-in of each operand, so dtypes are NumPy's.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import view as V
@@ -305,8 +307,65 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     total = np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims, where=where)
     count = np.sum(np.broadcast_to(where, a.shape), axis=axes, keepdims=keepdims) if where is not True \
         else int(np.prod([a.shape[i] for i in axes]))
-    with np.errstate(all="ignore"):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
         return np.true_divide(total, count, out=out, casting="unsafe", dtype=dtype)
+    # NB: NumPy divides the integer sum and casts the quotient back, unsafely (truncating)
+    quotient = np.true_divide(total, count)
+    if out is None:
+        return quotient.astype(dtype)
+    out[...] = quotient
+    return out
+
+
+@implements(np.round, np.around)
+def round_(a, decimals=0, out=None):
+    """As NumPy's ``PyArray_Round``: ``rint(a * 10**d) / 10**d`` (``rint(a / 10**-d) * 10**-d``
+    for negative ``d``), with the factor a Python float; integers with ``d >= 0`` are copied,
+    with ``d < 0`` computed in float64 and cast back. Half-way cases round to even."""
+    a = _arr(a)
+    dtype = _numpy_dtypes(np.round, (a, decimals), {})[0]  # NumPy's own errors and dtype
+    if decimals == 0:
+        r = a.copy() if a.dtype.kind in "iu" else np.rint(a)
+    elif a.dtype.kind in "iu" and decimals > 0:
+        r = a.copy()
+    else:
+        x = a.astype(np.float64) if a.dtype.kind in "iub" else a
+        if decimals > 0:
+            f = 10.0 ** decimals
+            r = np.true_divide(np.rint(np.multiply(x, f)), f)
+        else:
+            f = 10.0 ** -decimals
+            r = np.multiply(np.rint(np.true_divide(x, f)), f)
+    if out is not None:
+        out[...] = r
+        return out
+    return r if r.dtype == dtype else r.astype(dtype)
+
+
+@implements(np.put_along_axis)
+def put_along_axis(arr, indices, values, axis):
+    """A write: ``arr[index grid with indices along axis] = values``, as NumPy builds it."""
+    if not isinstance(arr, Tracer):
+        raise located(UnsupportedError, "np.put_along_axis into an array that is not traced")
+    if axis is None:
+        if not arr.flags.c_contiguous:
+            raise located(UnsupportedError, "np.put_along_axis(axis=None) of a non-contiguous view")
+        arr, axis = arr.reshape(-1), 0
+    if len(shape_of(indices)) != arr.ndim:
+        raise located(ValueError, "`indices` and `arr` must have the same number of dimensions")
+    if not isinstance(indices, Tracer):
+        indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise located(IndexError, "`indices` must be an integer array")
+    axis = V.normalize_axis(axis, arr.ndim)
+    index = []
+    for dim, n in enumerate(arr.shape):
+        if dim == axis:
+            index.append(indices)
+        else:
+            index.append(np.arange(n).reshape([n if d == dim else 1 for d in range(arr.ndim)]))
+    arr[tuple(index)] = values
 
 
 def _arg_reduction(name):
@@ -346,21 +405,35 @@ implements(np.cumprod)(_scan(np.multiply))
 # --- everything else: apply jax.numpy.<name> -----------------------------------------
 
 
-def _stand_in(x):
+def _stand_in(x, full: bool = False):
+    """A NumPy value standing in for ``x``: one element per axis, or (``full``) a zero-stride
+    probe of its whole shape, allocating nothing, for NumPy's shape errors."""
     if isinstance(x, Tracer):
-        return np.zeros((1,) * x.ndim, x.dtype)
+        shape = x.shape if full else (1,) * x.ndim
+        return np.broadcast_to(np.zeros((), x.dtype), shape)
     if isinstance(x, (list, tuple)):
-        return type(x)(_stand_in(v) for v in x)
+        return type(x)(_stand_in(v, full) for v in x)
     return x
 
 
+def _run_numpy(func, args, kwargs, full: bool = False):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
+        return func(*_stand_in(list(args), full), **{k: _stand_in(v, full) for k, v in kwargs.items()})
+
+
 def _numpy_dtypes(func, args, kwargs):
-    """NumPy's result dtype(s), from running ``func`` on one-element stand-ins."""
+    """NumPy's result dtype(s), from running ``func`` on one-element stand-ins (or, where
+    NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
     try:
-        with np.errstate(all="ignore"):
-            r = func(*_stand_in(list(args)), **{k: _stand_in(v) for k, v in kwargs.items()})
+        r = _run_numpy(func, args, kwargs)
     except Exception:
-        return None
+        try:
+            r = _run_numpy(func, args, kwargs, full=True)
+        except (TypeError, ValueError, IndexError) as e:
+            raise _numpy_error(e) from None
+        except Exception:
+            return None
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
 
 
@@ -372,15 +445,87 @@ def _sort_kind(kwargs: dict) -> dict:
     return kwargs
 
 
+# Functions NumPy computes in floating point when given integers or bools (std of int32 is
+# computed in float64): their integer operands are cast to NumPy's result dtype first, as
+# JAX would otherwise compute in its own default float.
+FLOAT_COMPUTE = {"std", "var", "median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
+                 "linalg.det", "linalg.inv", "linalg.solve", "percentile",
+                 "quantile", "nanpercentile", "nanquantile", "trapezoid", "interp"}
+# Sums NumPy accumulates in a widened integer type (int32 -> int64).
+WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
+# Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
+# of products is True exactly when some product is): computed in int32, cast back to bool.
+BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
+               "matvec", "vecmat"}
+# Static list arguments that JAX wants as arrays: (function, position) pairs.
+LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0)}
+
+
+def _prepare(name, args, kwargs, dtypes):
+    """Operands as JAX must see them for NumPy's answer (see the tables above)."""
+    args = list(args)
+    for i, a in enumerate(args):
+        if (name, i) in LIST_AS_ARRAY and isinstance(a, list) and not _has_tracer(a):
+            args[i] = np.asarray(a)
+    if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
+        kwargs = _static_repeats(args, kwargs)
+    target = None
+    if dtypes and name in FLOAT_COMPUTE and dtypes[0].kind in "fc":
+        target = dtypes[0]
+    elif dtypes and name in WIDENED and dtypes[0].kind in "iu":
+        target = dtypes[0]
+    elif dtypes and name in BOOL_AS_INT and dtypes[0] == np.bool_:
+        target = np.dtype(np.int32)
+
+    def convert(x):
+        if isinstance(x, Tracer) and target is not None and x.dtype.kind in "biu":
+            return x.astype(target)
+        if isinstance(x, list) and _has_tracer(x):
+            return [convert(v) for v in x]
+        return x
+
+    return [convert(a) for a in args], {k: v if k == "where" else convert(v) for k, v in kwargs.items()}
+
+
+def _has_tracer(obj) -> bool:
+    return isinstance(obj, Tracer) or isinstance(obj, (list, tuple)) and any(_has_tracer(v) for v in obj)
+
+
+def _static_repeats(args, kwargs):
+    repeats = kwargs.get("repeats", args[1] if len(args) > 1 else None)
+    if isinstance(repeats, Tracer):
+        raise ConcretizationError(f"np.repeat with traced repeats has a data-dependent shape\n  at {user_location()}")
+    a, axis = args[0], kwargs.get("axis", args[2] if len(args) > 2 else None)
+    n = int(np.prod(shape_of(a))) if axis is None else shape_of(a)[V.normalize_axis(axis, len(shape_of(a)))]
+    with numpy_errors():
+        total = int(np.broadcast_to(np.asarray(repeats), (n,)).sum())
+    if len(args) > 1:
+        args[1] = np.asarray(repeats)
+    else:
+        kwargs = {**kwargs, "repeats": np.asarray(repeats)}
+    return {**kwargs, "total_repeat_length": total}
+
+
 def jnp_function(func, name: str | None = None):
-    """Record ``func`` as the generic op: ``jax.numpy.<name>`` on these operands."""
+    """Record ``func`` as the generic op: ``jax.numpy.<name>`` on these operands.
+
+    ``out=`` is honoured by writing the result into ``out`` (NumPy's shape check, an
+    unsafe cast as NumPy's functions do); when JAX cannot express the call, NumPy is run on
+    probes of the operands' shapes so that NumPy's own error is raised, and otherwise an
+    UnsupportedError names the function and the user's line.
+    """
     name = name or func.__name__
 
     def impl(*args, **kwargs):
+        out = kwargs.pop("out", None)
         if name in ("sort", "argsort"):
             kwargs = _sort_kind(dict(kwargs))
         trace = trace_of(*args, *kwargs.values())
-        operands, template = [], []
+        dtypes = _numpy_dtypes(func, args, kwargs)
+        if dtypes is None:  # NumPy refuses even one-element stand-ins: its own error, or refuse
+            _refuse(func, name, args, kwargs, None)
+        jargs, jkwargs = _prepare(name, args, kwargs, dtypes)
+        operands = []
 
         def mark(x):
             if isinstance(x, Tracer) or isinstance(x, np.ndarray):
@@ -390,34 +535,61 @@ def jnp_function(func, name: str | None = None):
                 return ("seq", type(x).__name__, [mark(v) for v in x])
             return ("static", x)
 
-        arg_t = [mark(a) for a in args]
-        kw_t = {k: mark(v) for k, v in kwargs.items()}
-        template = (tuple(arg_t), tuple(kw_t.items()))
+        template = (tuple(mark(a) for a in jargs), tuple((k, mark(v)) for k, v in jkwargs.items()))
         try:
             avals = HOOKS["eval_shape"](name, template, operands)
         except Exception as e:
-            with np.errstate(all="ignore"), numpy_errors():  # NumPy's own error, if NumPy would raise
-                func(*_stand_in(list(args)), **{k: _stand_in(v) for k, v in kwargs.items()})
-            raise located(UnsupportedError, f"np.{name} with these arguments is not supported by elena_jax "
-                          f"({type(e).__name__}: {str(e).splitlines()[0]})") from None
-        dtypes = _numpy_dtypes(func, args, kwargs) or [d for _, d in avals]
+            _refuse(func, name, args, kwargs, e)
         if len(dtypes) != len(avals):
             dtypes = [d for _, d in avals]
         results = trace.define_many("jnp", operands, [(s, d) for (s, _), d in zip(avals, dtypes)],
                                     name=name, template=template, multiple=len(avals) > 1 or None)
+        if out is not None:
+            if len(results) != 1 or not isinstance(out, Tracer):
+                raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")
+            from .indexing import _check_value_shape
+
+            _check_value_shape(results[0], out.shape)
+            out[...] = results[0]
+            return out
+        if isinstance(_RESULT_TYPES.get(name), type):
+            return _RESULT_TYPES[name](results)
         return tuple(results) if len(avals) > 1 else results[0]
 
     impl.__name__ = name
     return impl
 
 
+def _numpy_error(e: Exception) -> Exception:
+    """NumPy's own exception, with the user's line as a note."""
+    e.add_note(f"  at {user_location()}")
+    return e
+
+
+# NB: NumPy 2 returns these as tuples (meshgrid, broadcast_arrays) whatever JAX returns.
+_RESULT_TYPES = {"meshgrid": tuple}
+
+
+def _refuse(func, name, args, kwargs, error):
+    try:
+        _run_numpy(func, args, kwargs, full=True)
+    except (TypeError, ValueError, IndexError) as e:  # NumPy raises on these shapes and dtypes
+        raise _numpy_error(e) from None
+    except Exception:
+        pass
+    detail = "" if error is None else f" ({type(error).__name__}: {str(error).splitlines()[0]})"
+    raise located(UnsupportedError, f"np.{name} with these arguments is not supported by elena_jax{detail}") from None
+
+
 GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
-    "sort", "argsort", "searchsorted", "round", "around", "isclose", "allclose", "nan_to_num", "diff",
+    "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "einsum", "tensordot", "trace", "triu", "tril",
-    "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "average", "count_nonzero", "std", "var",
+    "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
+    "nancumsum", "nancumprod", "nanargmax", "nanargmin", "percentile", "quantile", "average", "count_nonzero",
+    "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
-    "logspace", "append", "delete", "insert", "resize", "unravel_index", "ravel_multi_index",
+    "logspace", "geomspace", "append", "delete", "insert", "resize", "unravel_index", "ravel_multi_index",
     "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",
 ]
 

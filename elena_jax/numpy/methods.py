@@ -23,12 +23,22 @@ def _mirror(func):
     return method
 
 
+# NB: NumPy 2 removed ndarray.ptp; np.ptp remains.
 MIRRORED = ["sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "cumsum",
-            "cumprod", "clip", "round", "std", "var", "ptp", "dot", "repeat", "take", "trace",
-            "nonzero", "argsort", "conj", "conjugate", "searchsorted", "compress"]
+            "cumprod", "clip", "round", "std", "var", "dot", "repeat", "take", "trace",
+            "nonzero", "argsort", "searchsorted", "compress"]
 
 for _name in MIRRORED:
     setattr(Tracer, _name, _mirror(getattr(np, _name)))
+
+
+def conj(self):
+    """NB: ``ndarray.conj()`` of a real array is the array itself (no copy), unlike ``np.conj``."""
+    return np.conjugate(self) if self.dtype.kind == "c" else self
+
+
+def conjugate(self):
+    return conj(self)
 
 
 def copy(self, order="C"):
@@ -64,7 +74,7 @@ def imag(self):
     return np.imag(self)
 
 
-for _f in (astype, copy, fill, sort, flatten, view):
+for _f in (astype, conj, conjugate, copy, fill, sort, flatten, view):
     setattr(Tracer, _f.__name__, _f)
 Tracer.real = property(real)
 Tracer.imag = property(imag)
