@@ -1052,3 +1052,127 @@ def test_view_method_writes_through():
         return a
 
     check_against_numpy(f, F)
+
+
+# --- pass stress: reads and writes placed to trip coalescing, forwarding and dead-write elimination --------
+D12 = R.normal(size=(5, 12))
+V12 = R.normal(size=12)
+
+
+def coalesce_then_read_partial(d):
+    out = np.empty_like(d)
+    out[:, 0::4] = d[:, 1::4]
+    x = out[:, 0] * 1  # read between the tile writes
+    out[:, 1::4] = d[:, 0::4]
+    out[:, 2::4] = x[:, None]
+    out[:, 3::4] = out[:, 1::4] + out[:, 0::4]
+    return out
+def coalesce_with_overwrite_of_one_lane(d):
+    out = np.zeros_like(d)
+    out[:, 0::4] = 1
+    out[:, 1::4] = 2
+    out[:, 2::4] = 3
+    out[:, 3::4] = 4
+    out[:, 1::4] = d[:, 1::4]
+    out[:, 0::2] *= 2
+    return out
+def dead_write_read_through_other_view(d):
+    out = np.zeros_like(d)
+    out[:, 0] = 5
+    y = out.T[0] * 1  # reads the write through a transposed view
+    out[:, 0] = 6
+    return out, y
+def dead_write_read_through_reshape(d):
+    out = np.zeros(60)
+    out[::12] = 1
+    r = out.reshape(5, 12)
+    y = r[:, 0].sum()
+    out[:] = 2
+    return out, y
+def forward_read_of_reshaped_region(d):
+    out = np.zeros((5, 12))
+    out[:, :4] = d[:, :4]
+    z = out.reshape(5, 3, 4)[:, 0]  # exactly what was just written, through a reshape
+    return z * 2
+def forward_after_partial_overlap(d):
+    out = d.copy()
+    out[1:4] = -1
+    out[2] = out[1] + 1  # reads a row just written
+    out[:, 2:] = out[:, :-2]  # overlapping shift
+    return out
+def writes_to_input_and_copy_interleaved(d):
+    c = d.copy()
+    d[:, ::3] = c[:, 1::3]
+    c[:, ::3] = d[:, 2::3]
+    d[...] = d + c
+    return c
+def lanes_pattern_with_clip(d):
+    b = np.empty_like(d)
+    b[:, 0::4] = d[:, 0::4] - 1
+    b[:, 1::4] = d[:, 1::4] - 1
+    b[:, 2::4] = d[:, 2::4] + 1
+    b[:, 3::4] = d[:, 3::4] + 1
+    np.clip(b[:, 0::2], -0.5, 0.5, out=b[:, 0::2])
+    np.clip(b[:, 1::2], -0.2, 0.2, out=b[:, 1::2])
+    b[:, 0::4] += b[:, 2::4]
+    return b
+def many_overlapping_windows(v):
+    for k in range(1, 4):
+        v[k:] += v[:-k] * 0.5
+        v[:-k] -= v[k:] * 0.25
+    return v
+def write_read_write_same_region_views(a):
+    r = a.reshape(-1)
+    r[::2] = 0
+    s = a[:, ::2].sum()
+    a[:, ::2] = 1
+    t = r[::2].sum()
+    return s, t, a
+def transpose_roundtrip_write(a):
+    a.T[::2, 1::2] = a[1::2, ::2].T * 3
+    return a
+def write_then_copy_then_overwrite(a):
+    a[2] = 7
+    b = a.copy()
+    a[2] = 8
+    return b[2], a[2]
+def write_via_alias_held_in_list(a):
+    views = [a[i] for i in range(3)]
+    for i, v in enumerate(views):
+        v += i
+    return a, [v * 1 for v in views]
+def empty_never_written_but_unused(a):
+    e = np.empty((3, 3))
+    e[:] = 1
+    e[1] = a[0, :3]
+    return e
+def coalesce_interleaved_with_input_write(d):
+    out = np.empty((5, 12))
+    out[:, 0::3] = d[:, 0::3]
+    d[:, 1::3] = 0  # write the source between tile writes
+    out[:, 1::3] = d[:, 1::3]
+    out[:, 2::3] = d[:, 2::3]
+    return out
+def coalesce_copy_source_overwritten(d):
+    out = np.empty((5, 12))
+    out[:, 0::2] = d[:, 1::2]
+    out[:, 1::2] = d[:, 0::2]
+    d[:, 0::2] = out[:, 0::2] * 10
+    d[:, 1::2] = out[:, 1::2] * 100
+    return out
+
+
+PASS_STRESS = [
+    (coalesce_then_read_partial, D12), (coalesce_with_overwrite_of_one_lane, D12),
+    (dead_write_read_through_other_view, D12), (dead_write_read_through_reshape, D12),
+    (forward_read_of_reshaped_region, D12), (forward_after_partial_overlap, D12),
+    (writes_to_input_and_copy_interleaved, D12), (lanes_pattern_with_clip, D12), (many_overlapping_windows, V12),
+    (write_read_write_same_region_views, F), (transpose_roundtrip_write, F), (write_then_copy_then_overwrite, F),
+    (write_via_alias_held_in_list, F), (empty_never_written_but_unused, F),
+    (coalesce_interleaved_with_input_write, D12), (coalesce_copy_source_overwritten, D12),
+]
+
+
+@pytest.mark.parametrize("f,arg", PASS_STRESS, ids=lambda x: getattr(x, "__name__", ""))
+def test_pass_stress(f, arg):
+    check_against_numpy(f, arg)
