@@ -263,6 +263,14 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
     hi = None if hi is np._NoValue else hi
     if lo is None and hi is None:
         raise located(ValueError, "One of max or min must be given")
+    dtype = a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype
+    if dtype.kind in "iu":  # NB: as NumPy's _clip: Python-int bounds beyond the dtype's range are dropped
+        if type(lo) is int and lo <= np.iinfo(dtype).min:
+            lo = None
+        if type(hi) is int and hi >= np.iinfo(dtype).max:
+            hi = None
+        if lo is None and hi is None:
+            return np.positive(a, out=out, **kw)
     # NB: NumPy 2 implements clip as the ufunc np._core.umath.clip
     if lo is None:
         return np.minimum(a, hi, out=out, **kw)
