@@ -1176,3 +1176,14 @@ PASS_STRESS = [
 @pytest.mark.parametrize("f,arg", PASS_STRESS, ids=lambda x: getattr(x, "__name__", ""))
 def test_pass_stress(f, arg):
     check_against_numpy(f, arg)
+
+
+def clip_int_with_out_of_range_python_bounds(a, u):
+    np.clip(a, -1000, 10, out=a)
+    return (np.clip(a, -300, 300), np.clip(a, -300, 50), np.clip(a, 0, 2**70), np.clip(u, -5, 100),
+            np.clip(a, -1.5, 300), np.clip(a, np.int16(-300), 50), a.clip(-128, 127), np.clip(u, 0, None))
+
+
+def test_clip_int_with_out_of_range_python_bounds():
+    check_against_numpy(clip_int_with_out_of_range_python_bounds, np.array([-100, 5, 100], np.int8),
+                        np.array([1, 200], np.uint8))
