@@ -243,3 +243,15 @@ def test_traced_mask_write_whose_shape_depends_on_the_count():
         return a
 
     fails(f, np.arange(12.0).reshape(3, 4), exc=elena_jax.ConcretizationError, match="data-dependent")
+
+
+def test_writing_a_traced_value_into_a_numpy_array_names_the_helpers_line(tmp_path, monkeypatch):
+    # NB: documented limit: `from numpy import zeros` bound before the call is not intercepted,
+    # so the helper's buffer is a NumPy array and the traced write into it is refused at its line.
+    (tmp_path / "ej_helper_module.py").write_text(
+        "from numpy import zeros\n\n\ndef doubled(x):\n    out = zeros(x.shape)\n    out[:] = x * 2\n    return out\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ej_helper_module
+
+    with pytest.raises(elena_jax.ConcretizationError, match=r"ej_helper_module\.py:6: out\[:\] = x \* 2"):
+        elena_jax.functionalize(ej_helper_module.doubled)(np.ones(3))
