@@ -13,6 +13,10 @@ Peers (names as they appear in the results):
 - ``torch`` / ``torch_compile``: the case's PyTorch version, eager and compiled;
 - ``tensorflow``, ``tvm``, ``cupy``: recorded as skipped with the reason.
 
+Timing: each peer's first call is timed alone (trace and compile included);
+the later calls are timed in rounds, one call of every peer per round, so
+that a shared machine's load falls on all peers alike.
+
 Invariant: a peer is timed only after its first result equals NumPy's
 (``np.testing.assert_allclose`` with a tight ``rtol`` for floats, exact for
 integers and booleans; for peers that mutate NumPy inputs, the inputs after
@@ -143,25 +147,46 @@ def stats(times: Iterable[float]) -> dict:
             "min_s": float(t.min()), "max_s": float(t.max()), "repeats": int(t.size)}
 
 
-def measure(call: Callable, make_args: Callable[[], list], repeats: int,
-            verify: Callable[[Any, list], None], sync: Callable[[Any], Any] = lambda x: x) -> dict:
-    """Time the first call (trace and compile included), verify its result, then time ``repeats``
-    calls after a warm-up. ``make_args`` runs outside the timed region (fresh copies for code
-    that mutates its inputs)."""
+def prepare(call: Callable, make_args: Callable[[], list], verify: Callable[[Any, list], None],
+            sync: Callable[[Any], Any] = lambda x: x) -> dict:
+    """Time the first call (trace and compile included) and verify its result; returns the
+    record with a ``step`` that times one more call. ``make_args`` runs outside the timed
+    region (fresh copies for code that mutates its inputs)."""
     args = make_args()
     t0 = time.perf_counter()
     out = sync(call(*args))
     first = time.perf_counter() - t0
     verify(out, args)
-    for _ in range(WARMUP):
-        sync(call(*make_args()))
-    times = []
-    for _ in range(repeats):
+
+    def step() -> float:
         args = make_args()
         t0 = time.perf_counter()
         sync(call(*args))
-        times.append(time.perf_counter() - t0)
-    return {"status": "ok", "first_call_s": first, **stats(times)}
+        return time.perf_counter() - t0
+
+    return {"status": "ok", "first_call_s": first, "step": step}
+
+
+def time_interleaved(records: dict[str, dict], repeats: int) -> None:
+    """Replace each record's ``step`` by the statistics of ``repeats`` timed calls.
+
+    The peers take turns, one call each per round, so that the load of a shared machine
+    falls on all of them alike and their ratios stay meaningful."""
+    live = {k: r for k, r in records.items() if "step" in r}
+    times: dict[str, list[float]] = {k: [] for k in live}
+    for round_ in range(WARMUP + repeats):
+        for name, rec in list(live.items()):
+            try:
+                t = rec["step"]()
+            except Exception as e:  # noqa: BLE001 - a later call failed: record it
+                records[name] = {"status": "failed", "error": reason(e)}
+                del live[name]
+                continue
+            if round_ >= WARMUP:
+                times[name].append(t)
+    for name, rec in live.items():
+        del rec["step"]
+        rec.update(stats(times[name]))
 
 
 def hlo_stats(jitted: Any, args: list) -> dict:
@@ -242,14 +267,21 @@ class CaseRun:
                 peak = tracemalloc.get_traced_memory()[1]
             finally:
                 tracemalloc.stop()
-            res = measure(call, self.fresh, self.repeats, self.verifier("numpy"))
-        return {**res, "peak_bytes": int(peak) + sum(a.nbytes for a in self.arrays)}
+            res = prepare(call, self.fresh, self.verifier("numpy"))
+        step = res["step"]
+
+        def quiet_step() -> float:
+            with np.errstate(all="ignore"):
+                return step()
+
+        return {**res, "step": quiet_step,
+                "peak_bytes": int(peak) + sum(a.nbytes for a in self.arrays)}
 
     def jax_peer(self, fn: Callable, what: str, strict_dtype: bool = False) -> dict:
         device = jax.devices("gpu")[0] if self.device == "gpu" else jax.devices("cpu")[0]
         dev_args = [jax.device_put(a, device) for a in self.arrays]
         jitted = jax.jit(self.bind(fn))
-        res = measure(jitted, lambda: dev_args, self.repeats, self.verifier(what, strict_dtype),
+        res = prepare(jitted, lambda: dev_args, self.verifier(what, strict_dtype),
                       jax.block_until_ready)
         return {**res, **hlo_stats(jitted, dev_args)}
 
@@ -263,7 +295,7 @@ class CaseRun:
         if elena_jax is None:
             raise RuntimeError(ELENA_IMPORT_ERROR)
         call = self.bind(elena_jax.functionalize(self.case.numpy_fn))
-        return measure(call, self.fresh, self.repeats,
+        return prepare(call, self.fresh,
                        self.verifier("elena_jax_numpy_io", strict_dtype=True, inputs=True),
                        jax.block_until_ready)
 
@@ -271,7 +303,7 @@ class CaseRun:
         import numba
 
         call = self.bind(numba.njit(cache=False)(self.case.numpy_fn))
-        return {**measure(call, self.fresh, self.repeats, self.verifier("numba", inputs=True)),
+        return {**prepare(call, self.fresh, self.verifier("numba", inputs=True)),
                 "peak_bytes": None}
 
     def torch_peer(self, compiled: bool) -> dict:
@@ -287,16 +319,21 @@ class CaseRun:
         sync = (lambda x: (torch.cuda.synchronize(), x)[1]) if dev == "cuda" else (lambda x: x)
         make = lambda: [torch.from_numpy(a.copy()).to(dev) for a in self.arrays]  # noqa: E731
         name = "torch_compile" if compiled else "torch"
-        threads = torch.get_num_threads()
-        torch.set_num_threads(TORCH_THREADS)
-        try:
-            res = measure(self.bind(fn), make, self.repeats, self.verifier(name), sync)
-        finally:
-            torch.set_num_threads(threads)
+        res = prepare(self.bind(fn), make, self.verifier(name), sync)
         return {**res, "peak_bytes": None, "threads": TORCH_THREADS}
 
     # -- the run ----------------------------------------------------------------------------------
     def run(self) -> dict:
+        threads = torch.get_num_threads() if torch is not None else None
+        if torch is not None:
+            torch.set_num_threads(TORCH_THREADS)
+        try:
+            return self._run()
+        finally:
+            if torch is not None:
+                torch.set_num_threads(threads)
+
+    def _run(self) -> dict:
         case = self.case
         self.record("numpy", self.numpy_peer)
         with jax.enable_x64(True):
@@ -316,6 +353,9 @@ class CaseRun:
         self.record("numba", self.numba_peer)
         self.record("torch", lambda: self.torch_peer(compiled=False))
         self.record("torch_compile", lambda: self.torch_peer(compiled=True))
+        self.progress("timing")
+        with jax.enable_x64(True):
+            time_interleaved(self.results, self.repeats)
         for name in ("tensorflow", "tvm", "cupy"):
             if name in self.peers:
                 self.results[name] = {"status": "skipped", "error": optional_peer_reason(name)}
