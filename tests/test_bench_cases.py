@@ -129,5 +129,7 @@ def test_failing_peer_is_recorded_not_raised(tmp_path, monkeypatch):
     monkeypatch.setattr(harness, "ELENA_IMPORT_ERROR", "import elena_jax failed: test")
     row = harness.run_case(CASES["bbox_flip"], 100, repeats=20, peers=["numpy", "elena_jax"])
     assert row["results"]["numpy"]["status"] == "ok"
-    assert row["results"]["elena_jax"] == {"status": "failed",
-                                           "error": "RuntimeError: import elena_jax failed: test"}
+    failed = row["results"]["elena_jax"]
+    assert failed["status"] == "failed"
+    assert failed["error"] == "RuntimeError: import elena_jax failed: test"
+    assert "RuntimeError" in failed["traceback"][-1]
