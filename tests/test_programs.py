@@ -1214,3 +1214,36 @@ def test_the_same_array_passed_twice():
         return
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(y, x)
+
+
+# --- index helpers ---------------------------------------------------------------------------------
+def ix_mgrid_ogrid_indices(a):
+    a[np.ix_([0, 2], [1, 3, 5])] = -1
+    yy, xx = np.mgrid[0:6, 0:8]
+    oy, ox = np.ogrid[0:6, 0:8]
+    ii, jj = np.indices(a.shape)
+    a[(ii + jj) % 3 == 0] *= 2
+    a[np.triu_indices(6, 1, 8)] += 0.5
+    a[np.diag_indices(6)] += 100
+    return a, a[np.ix_([1, 4], [0, 7])] * 1, a * yy + xx, a[oy, ox] + 0
+
+
+def test_index_helpers():
+    check_against_numpy(ix_mgrid_ogrid_indices, F)
+
+
+@pytest.mark.xfail(strict=True, raises=elena_jax.ConcretizationError,
+                   reason="np.r_/np.c_ convert traced items with NumPy's internal np.array (not intercepted)")
+def test_r_and_c_of_traced_arrays():
+    check_against_numpy(lambda v: (np.r_[v, 0.0, v[::-1]], np.c_[v, v * 2]), V)
+
+
+@pytest.mark.xfail(strict=True, raises=elena_jax.ConcretizationError,
+                   reason="arrays made inside f from constants are traced, so np.nonzero of them is refused "
+                          "as data-dependent although NumPy's answer is static")
+def test_nonzero_of_a_constant_built_inside():
+    def f(a):
+        a[:, np.nonzero(np.arange(8) % 3 == 0)[0]] = 1
+        return a
+
+    check_against_numpy(f, F)
