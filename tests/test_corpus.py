@@ -321,6 +321,67 @@ def sort_boxes_by_score_then_area(boxes, scores):
     return boxes[order]
 
 
+@case(lambda n, rng: ((64, 96), _boxes(n, rng), (48, 80)))
+def yolo_scale_coords(img1_shape, coords, img0_shape):
+    gain = min(img1_shape[0] / img0_shape[0], img1_shape[1] / img0_shape[1])
+    pad = (img1_shape[1] - img0_shape[1] * gain) / 2, (img1_shape[0] - img0_shape[0] * gain) / 2
+    coords[:, [0, 2]] -= pad[0]  # NB: augmented assignment through a fancy index
+    coords[:, [1, 3]] -= pad[1]
+    coords[:, :4] /= gain
+    coords[:, 0].clip(0, img0_shape[1], out=coords[:, 0])
+    coords[:, 1].clip(0, img0_shape[0], out=coords[:, 1])
+    coords[:, 2].clip(0, img0_shape[1], out=coords[:, 2])
+    coords[:, 3].clip(0, img0_shape[0], out=coords[:, 3])
+    return coords
+
+
+@case(lambda n, rng: (rng.uniform(size=(n + 2, 4)),))
+def yolo_xywhn2xyxy(x, w=640, h=480, padw=3, padh=5):
+    y = np.copy(x)
+    y[:, 0] = w * (x[:, 0] - x[:, 2] / 2) + padw
+    y[:, 1] = h * (x[:, 1] - x[:, 3] / 2) + padh
+    y[:, 2] = w * (x[:, 0] + x[:, 2] / 2) + padw
+    y[:, 3] = h * (x[:, 1] + x[:, 3] / 2) + padh
+    return y
+
+
+@case(lambda n, rng: (rng.uniform(0, 255, (n + 4, n + 7, 3)), (12, 12)))
+def letterbox_nearest(im, new_shape, color=114.0):
+    h, w = im.shape[:2]
+    r = min(new_shape[0] / h, new_shape[1] / w)
+    nh, nw = int(round(h * r)), int(round(w * r))
+    ys = (np.arange(nh) / r).astype(np.int64)
+    xs = (np.arange(nw) / r).astype(np.int64)
+    resized = im[ys][:, xs]
+    out = np.full((new_shape[0], new_shape[1], im.shape[2]), color)
+    top, left = (new_shape[0] - nh) // 2, (new_shape[1] - nw) // 2
+    out[top:top + nh, left:left + nw] = resized
+    return out
+
+
+@case(lambda n, rng: (_boxes(n, rng), _boxes(n + 1, rng)))
+def bbox2roi(b0, b1):
+    rois = []
+    for i, b in enumerate((b0, b1)):
+        idx = np.full((b.shape[0], 1), i, dtype=b.dtype)
+        rois.append(np.concatenate([idx, b[:, :4]], axis=-1))
+    return np.concatenate(rois, 0)
+
+
+@case(lambda n, rng: (_boxes(3 * n, rng) - 5, rng.random(3 * n) > 0.2, (80, 100), 2))
+def anchor_inside_flags(anchors, valid_flags, img_shape, allowed_border):
+    h, w = img_shape
+    return valid_flags & (anchors[:, 0] >= -allowed_border) & (anchors[:, 1] >= -allowed_border) & \
+        (anchors[:, 2] < w + allowed_border) & (anchors[:, 3] < h + allowed_border)
+
+
+@case(lambda n, rng: (rng.normal(size=(n, 4)), 2 * n + 1, rng.permutation(2 * n + 1)[:n]))
+def unmap_to_all_anchors(data, count, inds, fill=0):
+    ret = np.full((count,) + data.shape[1:], fill, dtype=data.dtype)
+    ret[inds, :] = data
+    return ret
+
+
 # === image processing ===================================================================
 @case(lambda n, rng: (_image(n, rng),))
 def normalize_bgr_to_rgb(img, mean=(123.675, 116.28, 103.53), std=(58.395, 57.12, 57.375)):
