@@ -118,6 +118,15 @@ def _int_reciprocal(x):
     return jnp.where(x == 0, jnp.asarray(zero, x.dtype), r)
 
 
+def _modf(x):
+    """NB: NumPy's modf keeps the sign on the fraction (modf(-2.0) = (-0.0, -2.0)) and gives
+    (±0, ±inf) for infinities, where x - trunc(x) would be nan."""
+    whole = jnp.trunc(x)
+    frac = jnp.where(jnp.isinf(x), jnp.zeros_like(x), x - whole)
+    return jnp.copysign(frac, x), whole
+
+
+UFUNC_IMPL["modf"] = _modf
 UFUNC_IMPL["absolute"] = _unsigned_abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
 
@@ -140,7 +149,8 @@ def cast(x, dtype):
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
     # NB: NumPy's float16 loops compute in float32 and round the result; XLA's are less exact
-    args = [cast(x, np.float32 if d == np.float16 else d) for x, d in zip(ins[:n], loop)]
+    wide = name not in ("nextafter", "spacing")  # these two are about float16's own spacing
+    args = [cast(x, np.float32 if d == np.float16 and wide else d) for x, d in zip(ins[:n], loop)]
     res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
     res = [cast(r, d) for r, (_, d) in zip(res, outs)]
@@ -165,7 +175,8 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
-    fill = initial if initial is not None else _IDENTITY.get(name)
+    # NB: masked-out elements contribute the identity; ``initial`` is added once, below
+    fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
         x = jnp.where(ins[1], x, jnp.asarray(fill).astype(x.dtype))
     if name in _REDUCERS:

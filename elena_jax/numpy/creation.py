@@ -195,7 +195,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, like=None):
     if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy:
         return a
-    return array(a, dtype=dtype, copy=bool(copy))
+    return array(a, dtype=dtype, copy=True if copy is None else copy)  # NB: None: copy where needed
 
 
 CREATION["asanyarray"] = asarray

@@ -418,7 +418,7 @@ def _stand_in(x, full: bool = False):
     probe of its whole shape, allocating nothing, for NumPy's shape errors."""
     if isinstance(x, Tracer):
         shape = x.shape if full else (1,) * x.ndim
-        return np.broadcast_to(np.zeros((), x.dtype), shape)
+        return np.broadcast_to(np.ones((), x.dtype), shape)  # NB: ones: zeros are singular, sum to 0
     if isinstance(x, (list, tuple)):
         return type(x)(_stand_in(v, full) for v in x)
     return x
@@ -475,6 +475,8 @@ def _prepare(name, args, kwargs, dtypes):
     for i, a in enumerate(args):
         if (name, i) in LIST_AS_ARRAY and isinstance(a, list) and not _has_tracer(a):
             args[i] = np.asarray(a)
+        elif name in BOOL_AS_INT and i < 2 and isinstance(a, (int, float, complex)):
+            args[i] = np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
     target = None
