@@ -315,6 +315,11 @@ def covers(a: View, b: View) -> bool:
     return bool(np.isin(flat_indices(b), flat_indices(a)).all())
 
 
+def same_elements(a: View, b: View) -> bool:
+    """Whether two views address the same elements in the same order (shapes may differ by unit axes)."""
+    return a == b or squeeze(a) == squeeze(b)
+
+
 def _has_distinct_elements(v: View) -> bool:
     return not any(s == 0 and n > 1 for n, s in zip(v.shape, v.strides))
 

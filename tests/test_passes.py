@@ -7,7 +7,9 @@ import pytest
 
 import elena_jax
 from elena_jax.lower import lower
-from elena_jax.passes import coalesce_writes, eliminate_dead_writes, forward_reads, optimize, split_lanes
+from elena_jax.passes import (
+    coalesce_writes, eliminate_dead_writes, forward_reads, merge_assembles, optimize, split_lanes,
+)
 
 
 def traced(f, *args):
@@ -60,7 +62,24 @@ def shift_columns_right(a):
     return a
 
 
+def decode_clamped(rois, deltas):
+    """mmdet's decode: fill d by lanes, clamp two of them in place, read all four back."""
+    d = np.empty_like(deltas)
+    for k in range(4):
+        d[:, k::4] = deltas[:, k::4] * (k + 1)
+    np.clip(d[:, 2::4], -1, 1, out=d[:, 2::4])  # passes lanes 0 and 1 through unchanged
+    w = (rois[:, 2] - rois[:, 0])[:, None]
+    boxes = np.empty_like(deltas)
+    boxes[:, 0::4] = rois[:, 0:1] + w * d[:, 0::4]
+    boxes[:, 1::4] = rois[:, 1:2] + w * d[:, 1::4]
+    boxes[:, 2::4] = boxes[:, 0::4] + w * np.exp(d[:, 2::4])
+    boxes[:, 3::4] = boxes[:, 1::4] + w * np.exp(d[:, 3::4])
+    np.clip(boxes[:, 0::2], 0, 9, out=boxes[:, 0::2])  # reads (N,) lanes of (N, 1) writes
+    return boxes
+
+
 PROGRAMS = [
+    (decode_clamped, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 4)))),
     (decode, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 8)))),
     (partial_rows, lambda rng: (rng.normal(size=(3, 4)),)),
     (inplace_columns, lambda rng: (rng.normal(size=(5, 4)),)),
@@ -70,7 +89,8 @@ PROGRAMS = [
 
 
 @pytest.mark.parametrize("f,make", PROGRAMS, ids=lambda x: getattr(x, "__name__", ""))
-@pytest.mark.parametrize("p", [split_lanes, coalesce_writes, forward_reads, eliminate_dead_writes, optimize])
+@pytest.mark.parametrize("p", [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes,
+                               optimize])
 def test_pass_preserves_results(f, make, p):
     args = make(np.random.default_rng(0))
     program = traced(f, *args)
@@ -98,6 +118,25 @@ def test_forwarding_reads_the_written_value_directly():
     forwarded = forward_reads(program)
     reader = [op for op in forwarded.ops if op.prim == "ufunc" and op.params["name"] == "add"][0]
     assert reader.ins[0].storage.origin.startswith("forwarded write")
+
+
+def test_forwarding_looks_past_assembles_of_other_lanes_and_unit_axes():
+    """Every read of d and of boxes takes a written value: neither is ever materialized."""
+    rng = np.random.default_rng(0)
+    program = optimize(traced(decode_clamped, rng.uniform(size=(6, 4)), rng.normal(size=(6, 4))))
+    d, boxes = (s for s in program.storages if s.origin.startswith("full"))
+    assert not any(a.storage in (d, boxes) for op in program.ops for a in op.reads())
+    assert [op.prim for op in program.ops].count("assemble") == 1  # the output, once: clip merged in
+
+
+def test_forwarding_stops_at_an_assemble_that_wrote_part_of_the_read():
+    def f(a):
+        a[:, 0::2] = 1.0
+        a[:, 1::2] = 2.0
+        return a[:, 1:3] * 1  # straddles two lanes: read from the assembled storage
+    program = optimize(traced(f, np.zeros((3, 4))))
+    mul = next(op for op in program.ops if op.prim == "ufunc")
+    assert mul.ins[0].storage is program.inputs[0]
 
 
 def test_dead_write_is_removed():

@@ -13,8 +13,9 @@ from .coalesce import coalesce_writes
 from .dead import eliminate_dead_writes
 from .forward import forward_reads
 from .lanes import split_lanes
+from .merge import merge_assembles
 
-PIPELINE = [split_lanes, coalesce_writes, forward_reads, eliminate_dead_writes]
+PIPELINE = [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes]
 
 
 def optimize(program: Program) -> Program:
@@ -28,4 +29,7 @@ def optimize(program: Program) -> Program:
     return program
 
 
-__all__ = ["PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "split_lanes"]
+__all__ = [
+    "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "merge_assembles",
+    "split_lanes",
+]

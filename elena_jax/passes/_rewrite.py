@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ir import Access, Program
 from ..storage import Storage
-from ..view import contiguous
+from ..view import contiguous, reshape
 
 
 def copy_program(program: Program) -> Program:
@@ -23,3 +23,9 @@ def final_reads(program: Program) -> list[Access]:
     reads = [x for x in program.outputs if isinstance(x, Access)]
     written = program.written()
     return reads + [Access.whole(s) for s in program.inputs if s in written]
+
+
+def reshaped(value: Access, shape: tuple[int, ...]) -> Access:
+    """``value`` in ``shape``, which differs from its own at most by unit axes (see
+    view.same_elements): what a read of that shape sees."""
+    return value if value.view.shape == shape else Access(value.storage, reshape(value.view, shape))

@@ -20,15 +20,16 @@ dynamic_update_slice per column (bench: bbox_flip at 1e6 boxes, XLA:CPU).
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import contiguous, index, overlap
-from ._rewrite import copy_program, temporary
+from ..view import contiguous, index, overlap, same_elements
+from ._rewrite import copy_program, reshaped, temporary
 
 
 def _runs(ops: list[Op], storage) -> list[list[int]]:
     runs, current, written = [], [], []
     for i, op in enumerate(ops):
         reads = [a.view for a in op.reads() if a.storage is storage]
-        if any(overlap(r, w) for r in reads for w in written):
+        # NB: a read of exactly one earlier write of the run is handed that write's value
+        if any(overlap(r, w) and not same_elements(r, w) for r in reads for w in written):
             runs.append(current)
             current, written = [], []
         mine = [a for a in op.outs if a.storage is storage]
@@ -54,15 +55,18 @@ def coalesce_writes(program: Program) -> Program:
             changed = True
             values, views = [], []
             where = new.ops[run[-1]].where
-            for i in run:
-                op = new.ops[i]
-                view = op.outs[0].view
-                # Always a fresh temporary: forwarding hands it to later readers, so it
-                # must never be a storage that is written afterwards (fuzzer regression).
-                tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
-                new.ops[i] = Op(op.prim, op.ins, (tmp,), op.params, op.where)
-                values.append(tmp)
-                views.append(view)
+            members = set(run)
+            for i in range(run[0], run[-1] + 1):
+                op = _read_run_values(new.ops[i], storage, values, views)
+                if i in members:
+                    view = op.outs[0].view
+                    # Always a fresh temporary: forwarding hands it to later readers, so it
+                    # must never be a storage that is written afterwards (fuzzer regression).
+                    tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
+                    op = Op(op.prim, op.ins, (tmp,), op.params, op.where)
+                    values.append(tmp)
+                    views.append(view)
+                new.ops[i] = op
             values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
@@ -71,21 +75,14 @@ def coalesce_writes(program: Program) -> Program:
                           dict(views=tuple(views), covering=covering), where)
             new.ops[run[-1]] = [last, assemble] if last is not None else [assemble]
         new.ops = _flatten(new.ops)
-    if changed:
-        new.ops = [_mark_materialized(new.ops, i) if op.prim == "assemble" else op for i, op in enumerate(new.ops)]
     return new if changed else program
 
 
-def _mark_materialized(ops: list[Op], i: int) -> Op:
-    """Materialize an assembled storage that later ops read only in part."""
-    op = ops[i]
-    target = op.outs[0]
-    partial = False
-    for later in ops[i + 1 :]:
-        partial = partial or any(a.storage is target.storage and a.view != target.view for a in later.reads())
-        if any(a.storage is target.storage for a in later.outs):
-            break
-    return Op(op.prim, op.ins, op.outs, {**op.params, "materialize": partial}, op.where)
+def _read_run_values(op: Op, storage, values: list[Access], views: list) -> Op:
+    """``op`` reading the run's values (so far) instead of ``storage`` where it reads exactly one."""
+    ins = tuple(next((reshaped(u, x.view.shape) for u, v in zip(values, views) if same_elements(v, x.view)), x)
+                if isinstance(x, Access) and x.storage is storage else x for x in op.ins)
+    return op if ins == op.ins else Op(op.prim, ins, op.outs, op.params, op.where)
 
 
 def _split_lanes(values, views, limit: int = 16):

@@ -10,23 +10,37 @@ the value flow directly, with no slice of an updated buffer in between.
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import contiguous, overlap
-from ._rewrite import copy_program, temporary
+from ..view import contiguous, overlap, same_elements
+from ._rewrite import copy_program, reshaped, temporary
+
+_PASS = object()  # the writer leaves the read region as it was: look further back
+
+
+def _match(w: Op, a: Access, x: Access):
+    """What writer ``w``'s output ``a`` means for a read ``x`` that it overlaps."""
+    if w.prim == "assemble":
+        hits = [k for k, v in enumerate(w.params["views"]) if overlap(v, x.view)]
+        if not hits:  # NB: an assemble passes the rest of its storage through unchanged
+            return _PASS
+        if len(hits) == 1 and same_elements(w.params["views"][hits[0]], x.view):
+            return ("in", hits[0])
+        return None
+    if w.prim == "arg" or a.view == contiguous(a.storage.shape) or not same_elements(a.view, x.view):
+        return None
+    return "out"
 
 
 def _source(ops: list[Op], writers: list[int], x: Access):
-    """(writer index, out index) or (assemble index, ("in", k)) that x reads exactly."""
+    """(writer index, out index) or (assemble index, ("in", k)) whose value x reads exactly."""
     for i in reversed(writers):
         w = ops[i]
         for k, a in enumerate(w.outs):
             if a.storage is not x.storage or not overlap(a.view, x.view):
                 continue
-            if w.prim == "assemble":
-                views = w.params["views"]
-                return (i, ("in", views.index(x.view))) if x.view in views else None
-            if w.prim == "arg" or a.view == contiguous(a.storage.shape) or a.view != x.view:
-                return None
-            return (i, k)
+            m = _match(w, a, x)
+            if m is _PASS:
+                break
+            return None if m is None else (i, m if m != "out" else k)
     return None
 
 
@@ -60,7 +74,7 @@ def forward_reads(program: Program) -> Program:
             src = sources.get((j, n))
             if src is not None:
                 i, k = src
-                ins[n] = ops[i].ins[k[1]] if isinstance(k, tuple) else temps[(i, k)]
+                ins[n] = reshaped(ops[i].ins[k[1]] if isinstance(k, tuple) else temps[(i, k)], ins[n].view.shape)
         outs = [temps.get((j, k), a) for k, a in enumerate(op.outs)]
         out.append(Op(op.prim, tuple(ins), tuple(outs), op.params, op.where))
         out += [Op("copy", (temps[(j, k)],), (a,), {}, op.where)
