@@ -1,38 +1,94 @@
 """Random view-and-write programs against NumPy (elena_jax/fuzz.py).
 
-The default run checks 500 programs, passes on and off: batches of ten
-programs compiled with XLA as one function (the programs take separate
-arguments, so this is the same as running each alone, at a tenth of the
-compile cost), plus a sample run op by op (``jit=False``). Programs whose last
-step NumPy refuses must fail with NumPy's exception type and leave the
-caller's arrays untouched. Long campaigns: ``python -m elena_jax.fuzz --n N --seed S``.
+The default run checks programs 0..499 of campaign seed 0, passes on and off,
+as ``python -m elena_jax.fuzz`` does: batches of 25 programs compiled with
+XLA as one function (each program traced alone by elena_jax.pure on its own
+parameters, so this is the same as running each alone, at one compile per
+batch), plus every 25th program run op by op through functionalize
+(``jit=False``, write-back included). Programs whose last step NumPy refuses
+must fail with NumPy's exception type and leave the caller's arrays
+untouched. A hypothesis-driven sample (shrinking) checks the `programs`
+strategy op by op. Long campaigns: ``python -m elena_jax.fuzz --n N --seed S``.
 """
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings
 
-from elena_jax.fuzz import Program, check, check_batch, compile_program, programs, render
+from elena_jax import fuzz
+from elena_jax.fuzz import (
+    Campaign,
+    Program,
+    batch_failures,
+    check,
+    check_range,
+    compile_program,
+    known_bug,
+    main,
+    program_at,
+    programs,
+    render,
+)
 
-BATCH = 10
-# NB: no hypothesis shrinking of batches (each try compiles); a failure is reduced by fuzz.minimize.
-BATCHES = settings(max_examples=50, deadline=None, derandomize=True, database=None,
-                   suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
+CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
 
-@BATCHES
-@given(st.lists(programs(), min_size=BATCH, max_size=BATCH))
-def test_random_programs_match_numpy(batch):
-    check_batch(batch, jit=True)
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_random_programs_match_numpy(chunk):
+    lo, hi = chunk * PROGRAMS // CHUNKS, (chunk + 1) * PROGRAMS // CHUNKS
+    done, failures = check_range(CAMPAIGN, lo, hi)
+    # NB: failures matching an open bug of fuzz.KNOWN are allowed: each is pinned by a strict xfail below
+    new = [f for f in failures if f.known is None]
+    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --replay {f.index}):\n{f}"
+                                  for f in new)
+    assert done == hi - lo
 
 
 @SAMPLE
 @given(programs(max_steps=5))
 def test_random_programs_match_numpy_op_by_op(program):
     check(program, jit=False)
+
+
+def test_programs_replay_by_seed_and_index():
+    assert repr(program_at(3, 7)) == repr(program_at(3, 7))
+    assert {repr(program_at(3, i)) for i in range(20)} != {repr(program_at(4, i)) for i in range(20)}
+    drawn = [program_at(5, i) for i in range(40)]
+    assert any(p.error is not None for p in drawn) and any(p.error is None and p.steps for p in drawn)
+
+
+def test_replay_checks_one_program(capsys):
+    assert main(["--seed", "0", "--replay", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "def program(a, b):" in out and "agrees with NumPy" in out
+
+
+def test_a_batch_reports_a_value_differing_from_numpy(monkeypatch):
+    batch = [Program([("augment", "a", None, "+", "1")], [np.arange(3.0), np.zeros(2)]),
+             Program([("binary", "r0", "b", "*", "2")], [np.arange(3.0), np.arange(4)])]
+    reference = fuzz._reference
+
+    def off_by_one(program):  # NumPy's answer for the second program, one element changed
+        out, args = reference(program)
+        if program is batch[1]:
+            out[0][1] += 1
+        return out, args
+
+    monkeypatch.setattr(fuzz, "_reference", off_by_one)
+    (failure,) = batch_failures(batch)
+    assert failure.index == 1 and failure.known is None
+    assert "result leaf 0" in failure.message and "r0 = b * 2" in failure.message
+
+
+def test_known_bugs_are_recognized_narrowly():
+    scalar = Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)])
+    (failure,) = batch_failures([scalar])
+    assert failure.known is not None and "a[-2] |= 9" in failure.message
+    # the same error from a write into a slice (not one scalar element) is not that bug
+    assert known_bug(Program([("augment", "a", ":1", "|", "9")], scalar.inputs), failure.message) is None
 
 
 def test_rendered_program_is_runnable_numpy():
@@ -70,6 +126,12 @@ REGRESSIONS = [
     pytest.param(Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)]),
                  marks=pytest.mark.xfail(strict=True, reason="a[i] op= v of a scalar element is done in place "
                                          "(same_kind cast) instead of as NumPy's scalar op and unsafe store")),
+    # campaign seed 1 (found while profiling): NumPy's copyto(dst, src) returns at once when src is dst,
+    # before checking that dst is writeable, so copying a read-only diagonal() view onto itself works.
+    pytest.param(Program([("view", "v0", "a", ".diagonal(0)"), ("copyto", "v0", "v0", "v0 != 1")],
+                         [np.arange(9.0).reshape(3, 3), np.zeros(2)]),
+                 marks=pytest.mark.xfail(strict=True, reason="np.copyto(x, x) of a read-only view raises "
+                                         "ValueError; NumPy does nothing (src is dst)")),
 ]
 
 
