@@ -83,6 +83,20 @@ def test_a_batch_reports_a_value_differing_from_numpy(monkeypatch):
     assert "result leaf 0" in failure.message and "r0 = b * 2" in failure.message
 
 
+def test_order_dependent_and_malformed_programs_are_not_drawn_or_kept():
+    a = np.array([[True, False], [True, True]])
+    env = {"a": a, "v1": a.T, "np": np}
+    # NumPy reads the mask while it writes through it: its answer depends on its iteration order
+    assert fuzz._step_outcome(env, ("setitem", "a", "v1", "False"))[0] == "reject"
+    assert fuzz._step_outcome(dict(env, m=a.T.copy()), ("setitem", "a", "m", "False"))[0] == "ok"
+    inputs = [np.ones((4, 5), bool), np.zeros(2)]
+    raising = [("view", "v1", "a", ".diagonal(-1)"), ("augment", "v1", "...", "+", "0.5")]
+    assert fuzz._well_formed(Program(raising, inputs, error=ValueError))
+    # minimize must not keep a program whose last step fails for another reason (here NameError)
+    assert not fuzz._well_formed(Program(raising[1:], inputs, error=ValueError))
+    assert not fuzz._well_formed(Program(raising, inputs, error=TypeError))
+
+
 def test_known_bugs_are_recognized_narrowly():
     scalar = Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)])
     (failure,) = batch_failures([scalar])
@@ -132,6 +146,25 @@ REGRESSIONS = [
                          [np.arange(9.0).reshape(3, 3), np.zeros(2)]),
                  marks=pytest.mark.xfail(strict=True, reason="np.copyto(x, x) of a read-only view raises "
                                          "ValueError; NumPy does nothing (src is dst)")),
+    # campaign seed 77, program 153: r1 is read only through the empty view r1[1:1] (r1 itself is not returned).
+    pytest.param(Program([("ufunc", "r1", "square", "a", None), ("view", "v2", "a", ".ravel()"),
+                          ("view", "v3", "v2", ".reshape(-1)"), ("view", "r5", "b", "[[-3, 0, -4, -3]]"),
+                          ("view", "v6", "r1", "[1:1]")],
+                         [np.array([4, 14], np.uint8), np.array([5, 7, 5, -10], np.int32)]),
+                 marks=pytest.mark.xfail(strict=True, reason="passes on: eliminate_dead_writes drops the only "
+                                         "write of r1 (its one read, an empty view, overlaps nothing) and the "
+                                         "lowering reads a storage with no value: KeyError")),
+    # campaign seed 2027, program 602: argmin along an axis of length 1 of a (1, 1, 0) array is NumPy's (1, 0) result.
+    pytest.param(Program([("view", "v1", "b", "[-3:0:3, 1:2:3, 0:0:3]"), ("reduce", "r5", "v1", "argmin", -2, False)],
+                         [np.array([False]), np.arange(18).reshape(3, 2, 3)]),
+                 marks=pytest.mark.xfail(strict=True, reason="argmin/argmax of an empty array along a non-empty "
+                                         "axis raises 'attempt to get argmin of an empty sequence'")),
+    # campaign seed 2027, program 603: an in-place float add into a read-only bool view. NumPy refuses the
+    # read-only output first (ValueError); elena_jax checks the cast first (UFuncTypeError, a TypeError).
+    pytest.param(Program([("view", "v1", "a", ".diagonal(-1)"), ("augment", "v1", "...", "+", "0.5")],
+                         [np.ones((4, 5), bool), np.zeros(2)], error=ValueError),
+                 marks=pytest.mark.xfail(strict=True, reason="a write into a read-only view that also needs a "
+                                         "refused cast raises the casting TypeError, NumPy the read-only ValueError")),
 ]
 
 
