@@ -794,6 +794,18 @@ def _read_only_checked_after_cast(program: Program, message: str) -> bool:
     return target is not None and env is not None and not env[step[target].split("[")[0]].flags.writeable
 
 
+def _floor_divide_zero_sign(program: Program, message: str) -> bool:
+    """A float floor division whose quotient is zero: NumPy's zero has the sign of ``a / b`` (+0.0 for
+    -0.5 // -1.25), elena_jax's (jnp.floor_divide's) is -0.0; arctan2 and copysign then tell them apart."""
+    if "Not equal to tolerance" not in message and "Arrays are not equal" not in message:
+        return False
+    divides = any(s[0] in ("binary", "augment") and s[-2] == "//" or s[0] in ("ufunc", "ufunc_out") and
+                  s[1] in ("floor_divide",) for s in program.steps)
+    sign_reader = any(s[0] in ("ufunc", "ufunc_out") and s[1 if s[0] == "ufunc_out" else 2] in ("arctan2", "copysign")
+                      for s in program.steps)
+    return divides and sign_reader
+
+
 KNOWN = {
     "scalar element op= (test_fuzz REGRESSIONS: a[-2] |= 9 on bool)": _scalar_augment,
     "np.copyto(x, x) of a read-only view (test_fuzz REGRESSIONS)": _self_copyto,
@@ -802,6 +814,7 @@ KNOWN = {
     "argmin/argmax of an empty array along a non-empty axis (test_fuzz REGRESSIONS)": _empty_arg_reduction,
     "read-only target checked after the cast: TypeError, NumPy's ValueError (test_fuzz REGRESSIONS)":
         _read_only_checked_after_cast,
+    "float floor division's zero quotient is -0.0, NumPy's +0.0 (test_fuzz REGRESSIONS)": _floor_divide_zero_sign,
 }
 
 
