@@ -1,9 +1,11 @@
 """Lowering: reads and writes of views as JAX operations (elena_jax/lower)."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import elena_jax
 from elena_jax import view as V
 from elena_jax.lower import memory
 from elena_jax.testing import check_against_numpy
@@ -40,3 +42,18 @@ def test_regression_xla_in_place_update_of_a_reshaped_buffer():
     # computed w after the first update had overwritten column 2: a wrong x2 column.
     rng = np.random.default_rng(0)
     check_against_numpy(update_interleaved_columns, rng.uniform(0, 100, (4, 4)), rng.normal(size=(4, 4)))
+
+
+def jacobi(u):
+    for _ in range(3):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+def test_a_write_of_most_of_a_buffer_is_a_select_not_an_update_slice():
+    """The sweep reads the buffer it overwrites: an update slice would make XLA copy it first."""
+    u = np.random.default_rng(0).normal(size=(12, 12))
+    check_against_numpy(jacobi, u)
+    with jax.enable_x64(True):
+        hlo = jax.jit(elena_jax.pure(jacobi)).lower(u).compile().as_text()
+    assert "dynamic-update-slice" not in hlo and "select" in hlo

@@ -8,7 +8,12 @@ import pytest
 import elena_jax
 from elena_jax.lower import lower
 from elena_jax.passes import (
-    coalesce_writes, eliminate_dead_writes, forward_reads, merge_assembles, optimize, split_lanes,
+    coalesce_writes,
+    eliminate_dead_writes,
+    forward_reads,
+    merge_assembles,
+    optimize,
+    split_lanes,
 )
 
 
@@ -78,7 +83,36 @@ def decode_clamped(rois, deltas):
     return boxes
 
 
+def convert_formats(b):
+    """xyxy -> xywh in place on the argument, then back on a copy (YOLO/DETR box formats)."""
+    b[:, 2:] -= b[:, :2]
+    b[:, :2] += b[:, 2:] * 0.5
+    c = b.copy()
+    c[:, :2] -= c[:, 2:] * 0.5
+    c[:, 2:] += c[:, :2]
+    return c
+
+
+def normalize(img):
+    for k, (m, s) in enumerate(((1.0, 2.0), (3.0, 4.0), (5.0, 8.0))):
+        img[..., k] -= m  # each channel rewritten in place: one run, the later value wins
+        img[..., k] /= s
+    return img
+
+
+def log_deltas(p, g):
+    out = np.empty_like(p)
+    out[:, 0] = np.log(g[:, 0] / p[:, 0])
+    out[:, 1] = np.log(g[:, 1] / p[:, 1])
+    out[:, 2] = np.log(g[:, 2] / p[:, 2])
+    out[:, 3] = np.log(g[:, 3] / p[:, 3])
+    return out
+
+
 PROGRAMS = [
+    (convert_formats, lambda rng: (rng.uniform(1, 9, (6, 4)),)),
+    (normalize, lambda rng: (rng.uniform(0, 255, (4, 5, 3)),)),
+    (log_deltas, lambda rng: (rng.uniform(1, 9, (6, 4)), rng.uniform(1, 9, (6, 4)))),
     (decode_clamped, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 4)))),
     (decode, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 8)))),
     (partial_rows, lambda rng: (rng.normal(size=(3, 4)),)),
@@ -137,6 +171,31 @@ def test_forwarding_stops_at_an_assemble_that_wrote_part_of_the_read():
     program = optimize(traced(f, np.zeros((3, 4))))
     mul = next(op for op in program.ops if op.prim == "ufunc")
     assert mul.ins[0].storage is program.inputs[0]
+
+
+def test_lanes_flow_through_fresh_arrays_and_whole_copies():
+    """b[:, 2:] * 0.5 is split into lanes because b was written by lanes; c = b.copy() is read
+    lane by lane from the values written into b: only the two results are assembled."""
+    program = optimize(traced(convert_formats, np.ones((6, 4))))
+    b = program.inputs[0]
+    assembles = [op for op in program.ops if op.prim == "assemble"]
+    assert len(assembles) == 2 and all(op.params["covering"] for op in assembles)
+    first = program.ops.index(assembles[0])
+    assert not any(a.storage is b for op in program.ops[first + 1 :] for a in op.reads())
+
+
+def test_rewriting_the_same_view_stays_in_one_run():
+    program = optimize(traced(normalize, np.ones((4, 5, 3))))
+    assert [op.prim for op in program.ops].count("assemble") == 1
+    assert not any(op.prim == "copy" for op in program.ops)
+
+
+def test_expensive_pieces_are_placed_by_update_slices_and_cheap_ones_by_select():
+    rng = np.random.default_rng(0)
+    logs = optimize(traced(log_deltas, rng.uniform(1, 2, (6, 4)), rng.uniform(1, 2, (6, 4))))
+    decoded = optimize(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
+    (a,), (d,) = ([op for op in p.ops if op.prim == "assemble"] for p in (logs, decoded))
+    assert a.params["slices"] and not d.params["slices"]
 
 
 def test_dead_write_is_removed():

@@ -376,16 +376,18 @@ def bitcast(ins, outs):
 
 
 @rule("assemble")
-def assemble(ins, outs, views, covering, materialize=False):
-    """Coalesced writes: every value placed into its view, one fused select.
+def assemble(ins, outs, views, covering, materialize=False, slices=False):
+    """Coalesced writes: every value placed into its view, one fused select
+    (or, with ``slices``, update slices where memory.write can use them).
 
     With ``materialize``, the result is computed once into memory: later
     partial reads would otherwise re-evaluate the select chain per element.
     """
     (shape, dtype), = outs
     x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
+    put = memory.write if slices else memory.place
     for u, v in zip(ins, views):
-        x = memory.place(x, v, shape, u)
+        x = put(x, v, shape, u)
     x = x.reshape(shape)
     return [lax.optimization_barrier(x) if materialize else x]
 

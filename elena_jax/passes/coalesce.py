@@ -1,8 +1,10 @@
 """Write coalescing: disjoint writes into one storage become one update.
 
-A *run* is a sequence of single-result ops writing pairwise-disjoint views of
-one storage S, with no read of S in between (or inside the ops) that
-overlaps a write of the run. Each op of the run is redirected to a fresh
+A *run* is a sequence of single-result ops writing views of one storage S
+that are pairwise disjoint or identical, with no read of S in between (or
+inside the ops) that overlaps a write of the run other than exactly: such a
+read is handed the written value, and a rewrite of the same view replaces it
+(``img[..., c] -= m; img[..., c] /= s``). Each op of the run is redirected to a fresh
 temporary, and one ``assemble`` op, placed where the last write was, writes
 all of them into S: the lowering places every value with a select against a
 constant mask, so XLA fuses the run into one pass over S instead of one
@@ -26,25 +28,34 @@ from ._rewrite import copy_program, reshaped, temporary
 
 def _runs(ops: list[Op], storage) -> list[list[int]]:
     runs, current, written = [], [], []
+
+    def close():
+        # NB: only runs that write at least half of the storage (see the module docstring)
+        if len(current) >= 2 and 2 * sum(w.size for w in written) >= storage.size:
+            runs.append(current)
+
     for i, op in enumerate(ops):
         reads = [a.view for a in op.reads() if a.storage is storage]
         # NB: a read of exactly one earlier write of the run is handed that write's value
         if any(overlap(r, w) and not same_elements(r, w) for r in reads for w in written):
-            runs.append(current)
+            close()
             current, written = [], []
         mine = [a for a in op.outs if a.storage is storage]
         if not mine:
             continue
         v = mine[0].view
-        if len(op.outs) != 1 or v == contiguous(storage.shape) or any(overlap(v, w) for w in written):
-            runs.append(current)
+        # NB: rewriting exactly an earlier write of the run replaces its value
+        if len(op.outs) != 1 or v == contiguous(storage.shape) or any(
+                overlap(v, w) and not same_elements(v, w) for w in written):
+            close()
             current, written = [], []
             if len(op.outs) != 1 or v == contiguous(storage.shape):
                 continue
         current.append(i)
-        written.append(v)
-    runs.append(current)
-    return [r for r in runs if len(r) >= 2 and 2 * sum(ops[i].outs[0].view.size for i in r) >= storage.size]
+        if not any(same_elements(v, w) for w in written):
+            written.append(v)
+    close()
+    return runs
 
 
 def coalesce_writes(program: Program) -> Program:
@@ -64,8 +75,12 @@ def coalesce_writes(program: Program) -> Program:
                     # must never be a storage that is written afterwards (fuzzer regression).
                     tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
                     op = Op(op.prim, op.ins, (tmp,), op.params, op.where)
-                    values.append(tmp)
-                    views.append(view)
+                    k = next((k for k, v in enumerate(views) if same_elements(v, view)), None)
+                    if k is None:
+                        values.append(tmp)
+                        views.append(view)
+                    else:
+                        values[k] = reshaped(tmp, views[k].shape)
                 new.ops[i] = op
             values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size

@@ -30,18 +30,30 @@ def _match(w: Op, a: Access, x: Access):
     return "out"
 
 
-def _source(ops: list[Op], writers: list[int], x: Access):
-    """(writer index, out index) or (assemble index, ("in", k)) whose value x reads exactly."""
-    for i in reversed(writers):
+def _source(ops: list[Op], writers: dict[int, list[int]], x: Access, before: int):
+    """(writer index, out index) or (assemble index, ("in", k)) whose value x reads exactly,
+    among the writes before op ``before``; through whole copies (``c = b.copy()``) to b's."""
+    for i in reversed([i for i in writers.get(x.storage.id, []) if i < before]):
         w = ops[i]
         for k, a in enumerate(w.outs):
             if a.storage is not x.storage or not overlap(a.view, x.view):
                 continue
+            if _whole_copy(w):
+                return _source(ops, writers, Access(w.ins[0].storage, x.view), i)
             m = _match(w, a, x)
             if m is _PASS:
                 break
             return None if m is None else (i, m if m != "out" else k)
     return None
+
+
+def _whole_copy(w: Op) -> bool:
+    """``c = b.copy()``: c's elements are b's, at the same flat positions."""
+    if w.prim != "copy" or len(w.outs) != 1 or not isinstance(w.ins[0], Access):
+        return False
+    (a,), (src,) = w.outs, w.ins
+    whole = contiguous(a.storage.shape)
+    return a.view == whole and src.view == whole and src.storage.dtype == a.storage.dtype
 
 
 def forward_reads(program: Program) -> Program:
@@ -52,7 +64,7 @@ def forward_reads(program: Program) -> Program:
     for j, op in enumerate(ops):
         for n, x in enumerate(op.ins):
             if isinstance(x, Access):
-                src = _source(ops, writers.get(x.storage.id, []), x)
+                src = _source(ops, writers, x, j)
                 if src is not None:
                     sources[(j, n)] = src
         for a in op.outs:

@@ -7,7 +7,13 @@ from the values that wrote them -- and its writes become single columns that
 write coalescing assembles with the others. After both, no column is read back
 out of an assembled buffer.
 
-Only in-place ufunc ops without a ``where=`` mask are split, when the written
+An op that defines a fresh array (``wh = b[:, 2:] - b[:, :2]``) is split too
+when it reads lanes of an array that was itself written lane by lane (its
+lanes then come straight from those values): its storage is first defined by
+a fill that coalescing and dead-write elimination remove again. Whole copies
+(``c = b.copy()``) of lane-written arrays count as lane-written.
+
+Only ufunc ops without a ``where=`` mask are split, when the written
 view has at least two axes and a last axis of 2 to 16 elements, every array
 operand has that shape or broadcasts along the last axis (size 1 there), and
 no operand overlaps the written view other than lane for lane (so one lane's
@@ -49,16 +55,23 @@ def _lane(x, j: int):
 
 def split_lanes(program: Program) -> Program:
     defined: set[int] = set()
+    by_lanes: set[int] = set()  # storages written lane by lane so far
     ops: list[Op] = []
     changed = False
     for op in program.ops:
         fresh = [a for a in op.outs if a.storage.id not in defined]
         defined.update(a.storage.id for a in op.outs)
-        if fresh or not _splittable(op):  # a definition stays whole (the program's invariant)
+        if op.prim == "copy" and any(a.storage.id in by_lanes for a in op.reads()):
+            by_lanes.update(a.storage.id for a in op.outs)
+        # NB: a definition is split only after a fill defines it whole (the program's invariant)
+        if not _splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads()):
             ops.append(op)
             continue
         changed = True
         out = op.outs[0]
+        by_lanes.add(out.storage.id)
+        if fresh:
+            ops.append(Op("full", (), (Access.whole(out.storage),), {"value": 0}, op.where))
         for j in range(out.view.shape[-1]):
             ops.append(Op(op.prim, tuple(_lane(x, j) for x in op.ins), (_lane(out, j),), op.params, op.where))
     if not changed:
