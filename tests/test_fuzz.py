@@ -146,14 +146,12 @@ REGRESSIONS = [
                          [np.arange(9.0).reshape(3, 3), np.zeros(2)]),
                  marks=pytest.mark.xfail(strict=True, reason="np.copyto(x, x) of a read-only view raises "
                                          "ValueError; NumPy does nothing (src is dst)")),
-    # campaign seed 77, program 153: r1 is read only through the empty view r1[1:1] (r1 itself is not returned).
-    pytest.param(Program([("ufunc", "r1", "square", "a", None), ("view", "v2", "a", ".ravel()"),
-                          ("view", "v3", "v2", ".reshape(-1)"), ("view", "r5", "b", "[[-3, 0, -4, -3]]"),
-                          ("view", "v6", "r1", "[1:1]")],
-                         [np.array([4, 14], np.uint8), np.array([5, 7, 5, -10], np.int32)]),
-                 marks=pytest.mark.xfail(strict=True, reason="passes on: eliminate_dead_writes drops the only "
-                                         "write of r1 (its one read, an empty view, overlaps nothing) and the "
-                                         "lowering reads a storage with no value: KeyError")),
+    # campaign seed 77, program 153: r1 is read only through the empty view r1[1:1] (r1 itself is not returned);
+    # eliminate_dead_writes dropped r1's only write and the lowering read a storage with no value (KeyError).
+    Program([("ufunc", "r1", "square", "a", None), ("view", "v2", "a", ".ravel()"),
+             ("view", "v3", "v2", ".reshape(-1)"), ("view", "r5", "b", "[[-3, 0, -4, -3]]"),
+             ("view", "v6", "r1", "[1:1]")],
+            [np.array([4, 14], np.uint8), np.array([5, 7, 5, -10], np.int32)]),
     # campaign seed 2027, program 602: argmin along an axis of length 1 of a (1, 1, 0) array is NumPy's (1, 0) result.
     pytest.param(Program([("view", "v1", "b", "[-3:0:3, 1:2:3, 0:0:3]"), ("reduce", "r5", "v1", "argmin", -2, False)],
                          [np.array([False]), np.arange(18).reshape(3, 2, 3)]),

@@ -7,7 +7,8 @@ whose writes are dead is dropped; its reads then no longer count, so walking
 backwards removes whole dead chains. Dropping a storage's defining op while
 later partial writes survive would break the program's invariant (defined
 before use), so such a definition becomes an all-zero fill whose values are
-never read.
+never read; so does a dropped definition whose storage is still read through
+an empty view.
 """
 
 from __future__ import annotations
@@ -43,13 +44,20 @@ def eliminate_dead_writes(program: Program) -> Program:
         return program
     new = copy_program(program)
     ops, defined = [], set()
+
+    def define(accesses, where, writes: bool = False):
+        """An all-zero fill first for storages used before a kept op defines them whole."""
+        for a in accesses:
+            if a.storage.id not in defined:
+                defined.add(a.storage.id)
+                if not (writes and a.view == contiguous(a.storage.shape)):
+                    ops.append(Op("full", (), (Access.whole(a.storage),), {"value": 0}, where))
+
     for i, op in enumerate(program.ops):
-        if not keep[i]:
-            continue
-        for a in op.outs:
-            if a.storage.id not in defined and a.view != contiguous(a.storage.shape):
-                ops.append(Op("full", (), (Access.whole(a.storage),), {"value": 0}, op.where))
-            defined.add(a.storage.id)
-        ops.append(op)
+        if keep[i]:
+            define(op.reads(), op.where)  # NB: only empty views of a dropped definition are read
+            define(op.outs, op.where, writes=True)
+            ops.append(op)
+    define(final_reads(program), program.ops[-1].where if program.ops else None)
     new.ops = ops
     return new
