@@ -163,12 +163,10 @@ REGRESSIONS = [
                          [np.ones((4, 5), bool), np.zeros(2)], error=ValueError),
                  marks=pytest.mark.xfail(strict=True, reason="a write into a read-only view that also needs a "
                                          "refused cast raises the casting TypeError, NumPy the read-only ValueError")),
-    # campaign seed 2028, program 786 (reduced by hand): -0.5 // -1.25 is +0.0 in NumPy (the sign of a / b)
-    # and -0.0 in elena_jax; arctan2(0.0, 0.0) is 0, arctan2(-0.0, -0.0) is -pi.
-    pytest.param(Program([("binary", "r0", "a", "//", "-1.25"), ("ufunc_out", "arctan2", "r0", "r0", "r0", None)],
-                         [np.array([-0.5, 0.5, 3.0]), np.zeros(2)]),
-                 marks=pytest.mark.xfail(strict=True, reason="float floor_divide gives -0.0 where NumPy's zero "
-                                         "quotient is +0.0 (jnp.floor_divide's sign of zero)")),
+    # campaign seed 2028, program 786 (reduced by hand): -0.5 // -1.25 is +0.0 in NumPy (the sign of a / b);
+    # elena_jax gave -0.0 (jnp.floor_divide), and arctan2(-0.0, -0.0) then -pi instead of 0.
+    Program([("binary", "r0", "a", "//", "-1.25"), ("ufunc_out", "arctan2", "r0", "r0", "r0", None)],
+            [np.array([-0.5, 0.5, 3.0]), np.zeros(2)]),
 ]
 
 

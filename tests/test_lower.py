@@ -57,3 +57,20 @@ def test_a_write_of_most_of_a_buffer_is_a_select_not_an_update_slice():
     with jax.enable_x64(True):
         hlo = jax.jit(elena_jax.pure(jacobi)).lower(u).compile().as_text()
     assert "dynamic-update-slice" not in hlo and "select" in hlo
+
+
+def float_division(a, b):
+    q, r = np.divmod(a, b)
+    return a // b, a % b, q, r, a.astype(np.float32) // b.astype(np.float32)
+
+
+def test_float_floor_division_and_remainder_sign_their_zeros_as_numpy():
+    """NumPy's divmod: -0.5 // -1.25 is +0.0 and 2.0 % -1.0 is -0.0 (jnp gives the other zeros)."""
+    a = np.array([-0.5, 0.5, 2.0, -2.0, 3.0, -3.0, 0.0, -0.0, 1.0, np.inf, np.nan, 5.0, -7.5])
+    b = np.array([-1.25, 1.25, -1.0, 1.0, -1.5, 1.5, -1.0, 1.0, 0.0, 2.0, 1.0, np.inf, 2.0])
+    with np.errstate(all="ignore"):
+        want = float_division(a, b)
+    got = elena_jax.functionalize(float_division)(a, b)
+    for x, y in zip(want, got):
+        np.testing.assert_array_equal(np.asarray(y), x)
+        np.testing.assert_array_equal(np.signbit(np.asarray(y)), np.signbit(x))

@@ -69,11 +69,41 @@ def _int_safe(f: Callable) -> Callable:
     return g
 
 
+def _float_divmod(a, b):
+    """NumPy's float divmod (npy_divmod): the quotient snapped to an integer, zeros signed as
+    NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero)."""
+    a, b = _broadcast(a, b)
+    zero = jnp.zeros_like(a)
+    mod = lax.rem(a, b)  # C fmod
+    div = (a - mod) / b
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), jnp.copysign(zero, b))
+    div = jnp.where(fix, div - 1, div)
+    floor = jnp.floor(div)
+    floor = jnp.where(div - floor > 0.5, floor + 1, floor)
+    floor = jnp.where(div != 0, floor, jnp.copysign(zero, a / b))
+    by_zero = b == 0  # NB: NumPy returns a / b and fmod's nan there
+    return jnp.where(by_zero, a / b, floor), jnp.where(by_zero, lax.rem(a, b), mod)
+
+
+def _numpy_division(f: Callable, part: int | None) -> Callable:
+    """``f`` for integers (with NumPy's zero for a zero divisor), NumPy's divmod for floats."""
+    ints = _int_safe(f)
+
+    def g(a, b):
+        if jnp.issubdtype(a.dtype, jnp.floating):
+            r = _float_divmod(a, b)
+            return r if part is None else r[part]
+        return ints(a, b)
+
+    return g
+
+
 UFUNC_IMPL: dict[str, Callable] = {
-    "floor_divide": _int_safe(jnp.floor_divide),
-    "remainder": _int_safe(jnp.remainder),
+    "floor_divide": _numpy_division(jnp.floor_divide, 0),
+    "remainder": _numpy_division(jnp.remainder, 1),
     "fmod": _int_safe(jnp.fmod),
-    "divmod": _int_safe(jnp.divmod),
+    "divmod": _numpy_division(jnp.divmod, None),
 }
 
 
