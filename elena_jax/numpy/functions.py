@@ -379,9 +379,9 @@ def put_along_axis(arr, indices, values, axis):
 def _arg_reduction(name):
     def impl(a, axis=None, out=None, *, keepdims=False):
         a = _arr(a)
-        if a.size == 0:
-            raise located(ValueError, f"attempt to get {name} of an empty sequence")
         axes = reduce_axes(axis, a.ndim)
+        if a.size == 0 and (axis is None or a.shape[axes[0]] == 0):  # NB: NumPy minds only that axis
+            raise located(ValueError, f"attempt to get {name} of an empty sequence")
         shape = reduced_shape(a.shape, axes, keepdims) if axis is not None else \
             ((1,) * a.ndim if keepdims else ())
         return _result(a.trace, "argreduce", [a], shape, np.dtype(np.intp), out,
@@ -541,7 +541,7 @@ def jnp_function(func, name: str | None = None):
             if isinstance(x, Tracer) or isinstance(x, np.ndarray):
                 operands.append(x)
                 return ("arr", len(operands) - 1)
-            if isinstance(x, (list, tuple)) and any(isinstance(v, Tracer) for v in x):
+            if isinstance(x, (list, tuple)) and _has_tracer(x):  # NB: nested, as np.block's
                 return ("seq", type(x).__name__, [mark(v) for v in x])
             return ("static", x)
 
