@@ -77,6 +77,8 @@ def _widen_comparison(ufunc, inputs, loop):
 def _check_out(ufunc, shape, loop, o, casting):
     if not isinstance(o, Tracer):
         raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
+    if not o.writeable:  # NB: NumPy refuses a read-only output before it looks at the cast
+        raise located(ValueError, "output array is read-only")
     if broadcast_shapes(shape, o.shape) != o.shape:
         raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
                       f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
