@@ -5,37 +5,40 @@ from everything else (static, part of the cache key), and looks up a compiled
 program for that signature; on a miss the interpreter traces the user's
 function on tracers, the program is lowered to a JAX function and jitted.
 Mutated NumPy arguments are written back only after the whole call
-succeeded, so a failing call leaves every caller array as it was.
+succeeded, so a failing call leaves every caller array as it was. NumPy
+arguments that share memory are traced as views of one storage (_aliases.py);
+the aliasing pattern is part of the cache key.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import jax
 import numpy as np
 
-from . import deps
+from . import _aliases, deps
 from .errors import UnsupportedError
 from .ir import Access, Program
 from .lower import lower
+from .lower.memory import read
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .passes import optimize
 from .tracer import Trace, Tracer
-from .view import contiguous
+from .view import View, contiguous, covers
 
 _SCALARS = (bool, int, float, complex)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Options:
     static_argnums: tuple[int, ...] = ()
     static_argnames: tuple[str, ...] = ()
@@ -46,15 +49,21 @@ class Options:
     checked: bool = False
 
 
-@dataclass
+@dataclasses.dataclass
 class Traced:
     """One input signature's traced program and its compiled function."""
 
     program: Program
-    run: Callable  # jitted: (*array_leaves) -> (outputs, finals)
+    run: Callable  # jitted: (*inputs) -> (outputs, finals); inputs are the array leaves unless `inputs`
     out_tree: Any
-    mutated: list[int]  # indices, among array leaves, of mutated arguments
+    mutated: list[int]  # indices, among array leaves, of the arguments whose value changed: one final each
     checked_ops: list = ()  # with checked=True: the indexing ops, one flag each
+    paths: list[str] = ()  # a readable name per array leaf
+    # With arguments that share memory: the program's inputs, each an array-leaf index or
+    # ("memory", g) for group g's common memory; and the leaves copied back (writable, and
+    # not covered by another one copied back).
+    inputs: list | None = None
+    write_back: list[int] | None = None
 
 
 _KINDS: dict[type, str] = {}  # leaf type -> "numpy", "jax" or "other" (memoized: isinstance on ABCs is slow)
@@ -93,13 +102,18 @@ class Functionalized:
     # -- signature --------------------------------------------------------------
 
     def _split(self, args, kwargs):
-        """(treedef, array leaves, cache key): array leaves traced, the rest static."""
+        """(treedef, array leaves, cache key, group memories): array leaves traced, the rest static.
+
+        NumPy leaves that share memory carry their group in their key entry
+        (see `_alias`); the group memories are the inputs of those groups.
+        """
         o = self.options
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
-        leaves, key = [], []
+        leaves, key, numpy_at = [], [], []
         for leaf in flat:
             kind = _KINDS.get(type(leaf)) or _kind(leaf)
             if kind == "numpy":
+                numpy_at.append((len(leaves), len(key)))
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
                 leaves.append(leaf)
             elif kind == "jax":
@@ -119,7 +133,8 @@ class Functionalized:
                         f"an argument of type {type(value).__name__} is neither an array nor hashable; "
                         "make it an array or a static argument (a tuple, number or string)") from None
                 key.append(("static", type(value), value))
-        return treedef, leaves, tuple(key)
+        memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 else None
+        return treedef, leaves, tuple(key), memories
 
     def _mark_static(self, args, kwargs):
         """Wrap the static arguments so that each flattens to one static leaf."""
@@ -146,56 +161,52 @@ class Functionalized:
 
     # -- tracing --------------------------------------------------------------------
 
-    def trace(self, args, kwargs) -> tuple[Traced, list]:
-        treedef, leaves, key = self._split(args, kwargs)
+    def trace(self, args, kwargs) -> tuple[Traced, list, list]:
+        """(the traced program, the array leaves, the program's inputs for this call)."""
+        treedef, leaves, key, memories = self._split(args, kwargs)
         full_key = (treedef, key)
         with self._lock:
-            hit = self._cache.get(full_key)
-            if hit is not None:
+            traced = self._cache.get(full_key)
+            if traced is not None:
                 self._cache.move_to_end(full_key)
-                return hit, leaves
-        traced = self._trace(treedef, key, self._paths(args, kwargs))
-        with self._lock:
-            self._cache[full_key] = traced
-            while len(self._cache) > self.options.cache_size:
-                self._cache.popitem(last=False)
-        return traced, leaves
+        if traced is None:
+            traced = self._trace(treedef, key, self._paths(args, kwargs))
+            with self._lock:
+                self._cache[full_key] = traced
+                while len(self._cache) > self.options.cache_size:
+                    self._cache.popitem(last=False)
+        if traced.inputs is None:
+            return traced, leaves, leaves
+        return traced, leaves, [leaves[x] if isinstance(x, int) else memories[x[1]] for x in traced.inputs]
 
     def _trace(self, treedef, key, paths) -> Traced:
         trace = Trace()
         program = trace.program
         with trace.active(), intercepting():
-            tracers, it = [], iter(paths)
-            for k in key:
-                if k[0] == "static":
-                    tracers.append(k[2])
-                    continue
-                shape, dtype, writeable, weak = k
-                check_dtype_supported(dtype)
-                s = trace.new_storage(shape, dtype, f"argument {next(it)}", writeable)
-                program.inputs.append(s)
-                trace.record("arg", [], [Access.whole(s)], {"index": len(program.inputs) - 1})
-                t = Tracer(trace, s, contiguous(shape))
-                t.weak = weak
-                tracers.append(t)
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, tracers)
+            arguments = _Arguments(trace, key, paths)
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, arguments.tracers)
             out = self.f(*args, **kwargs)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             program.outputs = [trace.operand(x) for x in out_leaves]
         program.verify()
+        arguments.refuse_unshareable_writes()
         if self.options.optimize:
             program = optimize(program)
         run = lower(program, checked=self.options.checked)
-        fn = jax.jit(run) if self.options.jit else run
-        return Traced(program, fn, out_tree, run.mutated, run.checked_ops)
+        if not arguments.shared:
+            fn = jax.jit(run) if self.options.jit else run
+            return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths)
+        by_leaf, mutated, write_back = arguments.finals_by_leaf(run, program)
+        fn = jax.jit(by_leaf) if self.options.jit else by_leaf
+        return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back)
 
     # -- calling ---------------------------------------------------------------------
 
     def call_pure(self, args, kwargs):
         """(outputs pytree, finals by array-leaf index, leaves)."""
-        traced, leaves = self.trace(args, kwargs)
+        traced, leaves, inputs = self.trace(args, kwargs)
         with jax.enable_x64(True):
-            outputs, finals, *flags = traced.run(*leaves)
+            outputs, finals, *flags = traced.run(*inputs)
         if flags:
             _raise_out_of_bounds(flags[0], traced.checked_ops)
         result = jax.tree_util.tree_unflatten(traced.out_tree, outputs)
@@ -208,19 +219,17 @@ class Functionalized:
         return result
 
     def _write_back(self, finals, leaves, traced) -> None:
-        paths = [s.origin.removeprefix("argument ") for s in traced.program.inputs]
         targets = []
-        for i, value in finals.items():
-            leaf = leaves[i]
+        for i in finals if traced.write_back is None else traced.write_back:
+            leaf, path = leaves[i], traced.paths[i]
             if isinstance(leaf, np.ndarray):
-                targets.append((leaf, value))
-            elif paths[i] not in self._warned:
-                self._warned.add(paths[i])
+                targets.append((leaf, finals[i]))
+            elif path not in self._warned:
+                self._warned.add(path)
                 warnings.warn(
-                    f"{self.__name__} writes into argument {paths[i]}, which is immutable "
+                    f"{self.__name__} writes into argument {path}, which is immutable "
                     f"({type(leaf).__name__}); the caller will not see the write. Use "
                     "elena_jax.pure to get the updated value.", stacklevel=3)
-        _check_no_aliasing([t for t, _ in targets], [x for x in leaves if isinstance(x, np.ndarray)])
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
@@ -235,13 +244,130 @@ def _raise_out_of_bounds(flags, ops) -> None:
             raise IndexError(f"index out of bounds in a traced index array (checked mode)\n  at {op.where}")
 
 
-def _check_no_aliasing(written: list, arrays: list) -> None:
-    for w in written:
-        for a in arrays:
-            if a is not w and np.may_share_memory(w, a) and np.shares_memory(w, a):
+def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int, np.ndarray] | None:
+    """Mark the key entries of NumPy leaves that share memory; each group's memory.
+
+    ``numpy_at`` holds (leaf index, key index) of every NumPy leaf. A member of
+    group ``g`` gets ``("memory", g, size, view)`` appended to its key entry
+    (its View of the group's storage of ``size`` elements), or ``("refused",
+    g, reason)`` where the group cannot be one storage. So the aliasing
+    pattern is part of the cache key, and a call's group memories (uint8
+    bytes viewed as the dtype, no copy) are the inputs of its group storages.
+    """
+    found = _aliases.groups([leaves[i] for i, _ in numpy_at])
+    if not found:
+        return None
+    memories = {}
+    for g, group in enumerate(found):
+        at = [numpy_at[m] for m in group]
+        arrays = [leaves[i] for i, _ in at]
+        layout = _aliases.layout(arrays)
+        if isinstance(layout, str):
+            for _, k in at:
+                key[k] += (("refused", g, layout),)
+            continue
+        end = layout.lo + layout.size * layout.dtype.itemsize
+        memories[g] = _aliases.memory(arrays, layout.lo, end).view(layout.dtype)
+        for (_, k), view in zip(at, layout.views):
+            key[k] += (("memory", g, layout.size, view),)
+    return memories
+
+
+class _Arguments:
+    """The tracers of one signature's arguments, and the program inputs behind them.
+
+    An array argument is a storage of its own, defined by an "arg" op, unless
+    its key entry puts it in a group of arguments that share memory: then it
+    is its View of the group's one storage, whose input is the group's memory.
+    """
+
+    def __init__(self, trace: Trace, key: tuple, paths: list[str]) -> None:
+        self.trace, self.paths = trace, paths
+        self.tracers: list = []  # one per key entry (static values as they are)
+        self.storages: list = []  # per array leaf
+        self.views: list[View] = []  # per array leaf
+        self.writeable: list[bool] = []  # per array leaf
+        self.inputs: list = []  # per program input: an array-leaf index or ("memory", g)
+        self.shared: dict[int, Any] = {}  # group -> its storage
+        self.refused: dict[int, tuple[str, list[int]]] = {}  # group -> (why, its array leaves)
+        arrays = [k for k in key if k[0] != "static"]
+        members: dict[int, list[str]] = {}
+        for path, k in zip(paths, arrays):
+            if len(k) > 4:
+                members.setdefault(k[4][1], []).append(path)
+        for k in key:
+            if k[0] == "static":
+                self.tracers.append(k[2])
+                continue
+            shape, dtype, writeable, weak, *alias = k
+            check_dtype_supported(dtype)
+            i = len(self.storages)
+            if alias and alias[0][0] == "memory":
+                _, g, size, view = alias[0]
+                s = self.shared.get(g)
+                if s is None:
+                    s = self.shared[g] = self._input(("memory", g), (size,), dtype,
+                                                     f"arguments {', '.join(members[g])} (shared memory)")
+            else:
+                s, view = self._input(i, shape, dtype, f"argument {paths[i]}", writeable), contiguous(shape)
+                if alias:
+                    _, g, why = alias[0]
+                    self.refused.setdefault(g, (why, []))[1].append(i)
+            self.storages.append(s)
+            self.views.append(view)
+            self.writeable.append(writeable)
+            t = Tracer(trace, s, view, writeable)
+            t.weak = weak
+            self.tracers.append(t)
+
+    def _input(self, ref, shape, dtype, origin: str, writeable: bool = True):
+        program = self.trace.program
+        s = self.trace.new_storage(shape, dtype, origin, writeable)
+        program.inputs.append(s)
+        self.inputs.append(ref)
+        self.trace.record("arg", [], [Access.whole(s)], {"index": len(program.inputs) - 1})
+        return s
+
+    def refuse_unshareable_writes(self) -> None:
+        """UnsupportedError where a group traced as separate storages is written (never a wrong answer)."""
+        written = self.trace.program.written()
+        for why, group in self.refused.values():
+            hit = [i for i in group if self.storages[i] in written]
+            if hit:
                 raise UnsupportedError(
-                    "two arguments share memory and one of them is written; elena_jax traces "
-                    "arguments as separate buffers, so pass one array and take views inside")
+                    f"arguments {', '.join(self.paths[i] for i in group)} share memory {why}, so "
+                    f"elena_jax cannot trace them as views of one buffer, and {self.paths[hit[0]]} is "
+                    "written; pass one array and take the views inside the function")
+
+    def finals_by_leaf(self, run: Callable, program: Program) -> tuple[Callable, list[int], list[int]]:
+        """(run with one final per changed argument, those arguments, the ones to copy back).
+
+        Every member of a written group changed (NumPy sees the writes through
+        any of them): its final value is its View of the group's final
+        storage. The group's memory is copied back through writable members
+        only, each element once where one member covers another (``f(a, a)``,
+        ``f(x, x[1:])``).
+        """
+        plan, mutated, write_back = [], [], []
+        groups = set(self.shared.values())
+        for k, j in enumerate(run.mutated):
+            s = program.inputs[j]
+            leaves = [i for i, t in enumerate(self.storages) if t is s]
+            plan += [(k, self.views[i] if s in groups else None) for i in leaves]
+            mutated += leaves
+            chosen: list[int] = []
+            for i in sorted(leaves, key=lambda i: -self.views[i].size):
+                if (self.writeable[i] or s not in groups) and not any(
+                        covers(self.views[c], self.views[i]) for c in chosen):
+                    chosen.append(i)
+            write_back += chosen
+
+        def by_leaf(*inputs):
+            outputs, finals, *flags = run(*inputs)
+            finals = [finals[k] if v is None else read(finals[k], v, finals[k].shape) for k, v in plan]
+            return (outputs, finals, *flags)
+
+        return by_leaf, mutated, write_back
 
 
 class _Static:
@@ -367,9 +493,9 @@ def explain(f: Callable, **options) -> Callable:
     fz = functionalize(getattr(f, "f", f), **{**options, "optimize": False, "jit": False})
 
     def run(*args, **kwargs):
-        traced, _ = fz.trace(args, kwargs)
+        traced, _, _ = fz.trace(args, kwargs)
         before = traced.program
         after = optimize(before) if optimized else before
-        return Explanation(Traced(after, traced.run, traced.out_tree, traced.mutated), before)
+        return Explanation(dataclasses.replace(traced, program=after), before)
 
     return run

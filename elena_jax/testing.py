@@ -3,16 +3,17 @@
 `check_against_numpy(f, *args)` runs ``f`` eagerly with NumPy on copies of the
 arguments and through elena_jax on other copies (passes on and off), and
 compares the results (values and dtypes) and every argument after the call.
+The copies share memory as the arguments do (``f(x, x[1:])`` stays aliased).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 
 import jax
 import numpy as np
 
+from ._aliases import copy_tree
 from ._api import functionalize
 
 #: Default relative tolerance by float width: XLA may fuse, reassociate reductions and use FMAs.
@@ -38,12 +39,12 @@ def assert_same(got, want, rtol: float | None = None, atol: float | None = None,
 def check_against_numpy(f: Callable, *args, optimize: Sequence[bool] = (True, False), jit: bool = True,
                         rtol: float | None = None, atol: float | None = None, **kwargs):
     """Run ``f`` with NumPy and with elena_jax; assert results and arguments agree."""
-    np_args, np_kwargs = copy.deepcopy((args, kwargs))
+    np_args, np_kwargs = copy_tree((args, kwargs))
     with np.errstate(all="ignore"):
         want = f(*np_args, **np_kwargs)
     want_leaves, want_tree = jax.tree_util.tree_flatten(want)
     for opt in optimize:
-        ej_args, ej_kwargs = copy.deepcopy((args, kwargs))
+        ej_args, ej_kwargs = copy_tree((args, kwargs))
         got = functionalize(f, optimize=opt, jit=jit)(*ej_args, **ej_kwargs)
         got_leaves, got_tree = jax.tree_util.tree_flatten(got)
         assert got_tree == want_tree, f"result structure {got_tree} != NumPy's {want_tree}"

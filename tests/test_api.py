@@ -290,3 +290,56 @@ def test_grad_through_pure_sees_the_in_place_update():
     np.testing.assert_allclose(new_w, [-0.1, 0.9, 2.0, 3.0])
     np.testing.assert_allclose(loss, 0.01 + 0.81 + 4 + 9)
     np.testing.assert_allclose(dloss, 2 * np.asarray(new_w))
+
+
+def add_then_read(a, b):
+    a += 1
+    return b * 1
+
+
+def test_aliasing_pattern_is_part_of_the_cache_key():
+    calls = []
+
+    def f(a, b):
+        calls.append(1)
+        return add_then_read(a, b)
+
+    g = elena_jax.functionalize(f)
+    mine, numpys = (np.zeros(4), np.zeros(4)), (np.zeros(4), np.zeros(4))
+    patterns = [  # the same shapes each time: only the aliasing tells the programs apart
+        lambda x, y: (x, x), lambda x, y: (x, y), lambda x, y: (y, y),
+        lambda x, y: (x[1:], x[:-1]), lambda x, y: (x[:-1], x[1:]), lambda x, y: (y[1:], y[:-1]),
+    ]
+    for pattern in patterns:
+        np.testing.assert_array_equal(g(*pattern(*mine)), add_then_read(*pattern(*numpys)))
+        for got, want in zip(mine, numpys):
+            np.testing.assert_array_equal(got, want)
+    assert len(calls) == 4  # (x, x) and (y, y) share one program, so do the two x[1:], x[:-1]
+
+
+def test_pure_of_arguments_that_share_memory_returns_each_updated_view():
+    x = np.arange(6.0)
+    result, (new_a, new_b) = elena_jax.pure(add_then_read)(x, x[::2])
+    np.testing.assert_array_equal(new_a, np.arange(6.0) + 1)
+    np.testing.assert_array_equal(new_b, np.arange(0.0, 6.0, 2) + 1)
+    np.testing.assert_array_equal(result, new_b)
+    np.testing.assert_array_equal(x, np.arange(6.0))  # pure: the caller's array is untouched
+
+
+def test_arguments_that_share_memory_are_one_storage_in_explain():
+    x = np.arange(12.0).reshape(3, 4)
+    text = str(elena_jax.explain(add_then_read)(x[:, :2], x[:, 1:]))
+    assert "arguments a, b (shared memory)" in text
+    assert "(argument " not in text  # no storage of its own per argument
+    jaxpr = str(elena_jax.make_jaxpr(add_then_read)(x[:, :2], x[:, 1:]))
+    assert "scatter" not in jaxpr  # strided views of the shared storage are slices
+
+
+def test_read_only_argument_aliasing_a_written_one_stays_read_only():
+    x = np.arange(6.0)
+    r = x[::-1].view()
+    r.flags.writeable = False
+    got = elena_jax.functionalize(add_then_read)(x, r)
+    np.testing.assert_array_equal(got, np.arange(6.0)[::-1] + 1)
+    np.testing.assert_array_equal(r, np.arange(6.0)[::-1] + 1)  # it sees the write, as in NumPy
+    assert not r.flags.writeable
