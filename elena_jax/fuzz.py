@@ -761,61 +761,12 @@ def _self_copyto(program: Program, message: str) -> bool:
     return False
 
 
-def _empty_view_of_dead_value(program: Program, message: str) -> bool:
-    """Only an empty view of a computed array is read: dead-write elimination drops the array's
-    definition and the lowering reads a storage without a value (KeyError)."""
-    if not message.startswith("KeyError"):
-        return False
-    env = _env_before(program, len(program.steps))
-    return env is not None and any(isinstance(env.get(n), np.ndarray) and env[n].size == 0 and env[n].base is not None
-                                   for n in _returns(program.steps))
-
-
-def _empty_arg_reduction(program: Program, message: str) -> bool:
-    """argmin/argmax of an empty array along an axis that is not empty (NumPy: an empty result)."""
-    if "of an empty sequence" not in message:
-        return False
-    for k, step in enumerate(program.steps):
-        if step[0] == "reduce" and step[3] in ("argmin", "argmax") and step[4] is not None:
-            env = _env_before(program, k)
-            if env is not None and env[step[2]].size == 0 and env[step[2]].shape[step[4]] > 0:
-                return True
-    return False
-
-
-def _read_only_checked_after_cast(program: Program, message: str) -> bool:
-    """An in-place op into a read-only view that also needs a cast NumPy refuses: NumPy's ValueError
-    (read-only) comes first, elena_jax raises the casting TypeError."""
-    if program.error is not ValueError or "Cannot cast ufunc" not in message or not program.steps:
-        return False
-    step = program.steps[-1]
-    target = {"augment": 1, "ufunc_out": 4}.get(step[0])
-    env = _env_before(program, len(program.steps) - 1)
-    return target is not None and env is not None and not env[step[target].split("[")[0]].flags.writeable
-
-
-def _floor_divide_zero_sign(program: Program, message: str) -> bool:
-    """A float floor division whose quotient is zero: NumPy's zero has the sign of ``a / b`` (+0.0 for
-    -0.5 // -1.25), elena_jax's (jnp.floor_divide's) is -0.0; arctan2 and copysign then tell them apart."""
-    if "Not equal to tolerance" not in message and "Arrays are not equal" not in message:
-        return False
-    divides = any(s[0] in ("binary", "augment") and s[-2] == "//" or s[0] in ("ufunc", "ufunc_out") and
-                  s[1] in ("floor_divide",) for s in program.steps)
-    sign_reader = any(s[0] in ("ufunc", "ufunc_out") and s[1 if s[0] == "ufunc_out" else 2] in ("arctan2", "copysign")
-                      for s in program.steps)
-    return divides and sign_reader
-
-
 KNOWN = {
     "scalar element op= (test_fuzz REGRESSIONS: a[-2] |= 9 on bool)": _scalar_augment,
     "np.copyto(x, x) of a read-only view (test_fuzz REGRESSIONS)": _self_copyto,
-    "an empty view is the only read of a value: KeyError with passes on (test_fuzz REGRESSIONS)":
-        _empty_view_of_dead_value,
-    "argmin/argmax of an empty array along a non-empty axis (test_fuzz REGRESSIONS)": _empty_arg_reduction,
-    "read-only target checked after the cast: TypeError, NumPy's ValueError (test_fuzz REGRESSIONS)":
-        _read_only_checked_after_cast,
-    "float floor division's zero quotient is -0.0, NumPy's +0.0 (test_fuzz REGRESSIONS)": _floor_divide_zero_sign,
 }
+# Fixed since (their KNOWN entries removed): the empty-view KeyError of dead-write elimination, argmin of
+# empty arrays, read-only outputs checked after casts, and the sign of float floor division's zero quotient.
 
 
 def known_bug(program: Program, message: str) -> str | None:

@@ -152,12 +152,11 @@ REGRESSIONS = [
              ("view", "v3", "v2", ".reshape(-1)"), ("view", "r5", "b", "[[-3, 0, -4, -3]]"),
              ("view", "v6", "r1", "[1:1]")],
             [np.array([4, 14], np.uint8), np.array([5, 7, 5, -10], np.int32)]),
-    # campaign seed 2028, program 2325: the same with an empty augmented write (3:3) before a fill covering r0.
-    pytest.param(Program([("view", "r0", "b", "[[-5, 3, 4, 4]]"), ("call", "v3", "np.expand_dims", "r0", ", 0"),
-                          ("augment", "v3", ":, 0:2, 3:3, 2::-1", "%", "6"), ("method", "v3", "fill(-3)")],
-                         [np.zeros(5), np.arange(80).reshape(5, 4, 4) - 40]),
-                 marks=pytest.mark.xfail(strict=True, reason="passes on: the definition r0 = b[...] is dropped as "
-                                         "dead although an empty augmented write still reads r0: KeyError")),
+    # campaign seed 2028, program 2325: the same bug with an empty augmented write (3:3) of r0 before a fill
+    # covering it: the definition r0 = b[...] was dropped as dead although the empty write still read r0.
+    Program([("view", "r0", "b", "[[-5, 3, 4, 4]]"), ("call", "v3", "np.expand_dims", "r0", ", 0"),
+             ("augment", "v3", ":, 0:2, 3:3, 2::-1", "%", "6"), ("method", "v3", "fill(-3)")],
+            [np.zeros(5), np.arange(80).reshape(5, 4, 4) - 40]),
     # campaign seed 2027, program 602: argmin along an axis of length 1 of a (1, 1, 0) array is NumPy's (1, 0)
     # result; elena_jax raised "attempt to get argmin of an empty sequence" for any empty array.
     Program([("view", "v1", "b", "[-3:0:3, 1:2:3, 0:0:3]"), ("reduce", "r5", "v1", "argmin", -2, False)],
