@@ -8,6 +8,7 @@ tables and plots can be regenerated from a committed JSON file alone.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import subprocess
@@ -94,6 +95,38 @@ def _cell(row: dict, peer: str) -> str:
     return _ms(r["median_s"]) + (f" ({s:.2g}x)" if s is not None and peer != "numpy" else "")
 
 
+def _ratio(row: dict, a: str, b: str, key: str = "median_s") -> float | None:
+    ra, rb = row["results"].get(a, {}), row["results"].get(b, {})
+    if ra.get("status") != "ok" or rb.get("status") != "ok" or not ra.get(key) or not rb.get(key):
+        return None
+    return ra[key] / rb[key]
+
+
+def targets(rows: list[dict]) -> list[str]:
+    """elena_jax against the optimization targets: time over jax_at (<= 1.0) and over jax_best
+    (<= 1.1), speed-up over NumPy (>= 2 at the largest size), peak memory over jax_best (<= 1.2)."""
+    largest = max(r["n"] for r in rows)
+    checks = {"time / jax_at <= 1.0": [], "time / jax_best <= 1.1": [],
+              f"speed-up over NumPy >= 2 at n = {largest}": [], "memory / jax_best <= 1.2": []}
+    out = ["", "## Against the targets", "",
+           "Ratios of elena_jax (passes on) to its peers in this run: time over idiomatic `.at[]` "
+           "JAX and over the best hand restructuring, the speed-up over NumPy, and peak memory "
+           "over the best restructuring's.", "",
+           "| case | n | time / jax_at | time / jax_best | speed-up | memory / jax_best |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        at, best = _ratio(row, "elena_jax", "jax_at"), _ratio(row, "elena_jax", "jax_best")
+        up, mem = speedup(row, "elena_jax"), _ratio(row, "elena_jax", "jax_best", "peak_bytes")
+        for key, value, ok in zip(checks, (at, best, up, mem),
+                                  (lambda x: x <= 1.0, lambda x: x <= 1.1, lambda x: x >= 2, lambda x: x <= 1.2)):
+            if value is not None and (row["n"] == largest or "NumPy" not in key):
+                checks[key].append(ok(value))
+        cells = ["-" if x is None else f"{x:.2f}" for x in (at, best, up, mem)]
+        out.append(f"| {row['case']} | {row['n']} | " + " | ".join(cells) + " |")
+    out += ["", "Met: " + "; ".join(f"{key}: {sum(v)} of {len(v)}" for key, v in checks.items()) + "."]
+    return out
+
+
 def markdown(report: dict) -> str:
     """The report as markdown: times and speed-ups, HLO and memory, all forms, failures."""
     m = report["machine"]
@@ -114,6 +147,7 @@ def markdown(report: dict) -> str:
     for row in rows:
         out.append(f"| {row['case']} | {row['n']} | "
                    + " | ".join(_cell(row, p) for p in TABLE_PEERS) + " |")
+    out += targets(rows)
     out += ["", "## Compiled programs and memory", "",
             "Scatter/gather instructions in the compiled HLO, and peak memory: XLA's memory "
             "analysis (arguments + outputs + temporaries) for JAX peers; for NumPy the inputs "
@@ -218,3 +252,19 @@ def plots(report: dict, stem: Path) -> list[str]:
     plt.close(fig)
     written.append(str(path))
     return written
+
+
+
+def write(report: dict, out: Path) -> list[str]:
+    """The JSON report at ``out``, with its markdown report and plots beside it; their paths."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    return rewrite(out)
+
+
+def rewrite(out: Path) -> list[str]:
+    """The markdown report and plots of the JSON report at ``out``, (re)written; all paths."""
+    report = json.loads(out.read_text())
+    stem = out.with_suffix("")
+    stem.with_suffix(".md").write_text(markdown(report))
+    return [str(out), str(stem.with_suffix(".md")), *plots(report, stem)]

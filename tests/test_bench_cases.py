@@ -118,8 +118,12 @@ def test_command_line_writes_json_table_and_plots(tmp_path):
     else:
         assert res["elena_jax"]["status"] == "failed"
     table = (tmp_path / "r.md").read_text()
-    assert table.count("| clip_boxes | 1000 |") >= 2
+    assert table.count("| clip_boxes | 1000 |") >= 3  # times, targets, memory
+    assert "## Against the targets" in table and "time / jax_best <= 1.1:" in table
     assert [p[-4:] for p in report["outputs"][2:]] == [".png", ".png"]
+    (tmp_path / "r.md").unlink()
+    bench.main(["--report", str(out)])  # the markdown report again, from the JSON alone
+    assert (tmp_path / "r.md").read_text() == table
 
 
 def test_failing_peer_is_recorded_not_raised(tmp_path, monkeypatch):
