@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from .view import View
+from .view import View, contiguous
 
 
 def groups(arrays: list[np.ndarray], writeable_only: bool = True) -> list[list[int]]:
@@ -102,12 +102,23 @@ def bounds(arrays: list[np.ndarray]) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Layout:
-    """A group as views of one storage: ``size`` elements of ``dtype`` from byte ``lo``."""
+    """A group as views of one storage of ``shape``: its members' memory from byte ``lo``.
+
+    Members that are all the same array (``f(a, a)``, or equal views) are the
+    storage themselves (``lo`` is None): their memory between elements, a
+    strided view's gaps, is not passed.
+    """
 
     dtype: np.dtype
-    size: int
-    views: tuple[View, ...]  # one per member, in elements, relative to ``lo``
-    lo: int
+    shape: tuple[int, ...]
+    views: tuple[View, ...]  # one per member, in elements of the storage
+    lo: int | None
+
+    def value(self, arrays: list[np.ndarray]) -> np.ndarray:
+        """The storage's input for these members (no copy)."""
+        if self.lo is None:
+            return arrays[0]
+        return memory(arrays, self.lo, self.lo + self.shape[0] * self.dtype.itemsize).view(self.dtype)
 
 
 def layout(arrays: list[np.ndarray]) -> Layout | str:
@@ -115,6 +126,10 @@ def layout(arrays: list[np.ndarray]) -> Layout | str:
     dtype = arrays[0].dtype
     if any(a.dtype != dtype for a in arrays):
         return "with different dtypes (" + ", ".join(sorted({str(a.dtype) for a in arrays})) + ")"
+    first = arrays[0]
+    if all(a is first or a.shape == first.shape and a.strides == first.strides
+           and _address(a) == _address(first) for a in arrays):
+        return Layout(dtype, first.shape, (contiguous(first.shape),) * len(arrays), None)
     item = dtype.itemsize
     lo, hi = bounds(arrays)
     views = []
@@ -123,7 +138,7 @@ def layout(arrays: list[np.ndarray]) -> Layout | str:
         if offset % item or any(s % item for s in a.strides):
             return f"at byte offsets or strides that are not multiples of the itemsize ({item})"
         views.append(View.make(a.shape, [s // item for s in a.strides], offset // item))
-    return Layout(dtype, (hi - lo) // item, tuple(views), lo)
+    return Layout(dtype, ((hi - lo) // item,), tuple(views), lo)
 
 
 class _Memory:

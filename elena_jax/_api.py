@@ -248,11 +248,11 @@ def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int
     """Mark the key entries of NumPy leaves that share memory; each group's memory.
 
     ``numpy_at`` holds (leaf index, key index) of every NumPy leaf. A member of
-    group ``g`` gets ``("memory", g, size, view)`` appended to its key entry
-    (its View of the group's storage of ``size`` elements), or ``("refused",
-    g, reason)`` where the group cannot be one storage. So the aliasing
-    pattern is part of the cache key, and a call's group memories (uint8
-    bytes viewed as the dtype, no copy) are the inputs of its group storages.
+    group ``g`` gets ``("memory", g, shape, view)`` appended to its key entry
+    (its View of the group's storage of that shape), or ``("refused", g,
+    reason)`` where the group cannot be one storage. So the aliasing pattern
+    is part of the cache key, and a call's group memories (no copies) are the
+    inputs of its group storages.
     """
     found = _aliases.groups([leaves[i] for i, _ in numpy_at])
     if not found:
@@ -266,10 +266,9 @@ def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int
             for _, k in at:
                 key[k] += (("refused", g, layout),)
             continue
-        end = layout.lo + layout.size * layout.dtype.itemsize
-        memories[g] = _aliases.memory(arrays, layout.lo, end).view(layout.dtype)
+        memories[g] = layout.value(arrays)
         for (_, k), view in zip(at, layout.views):
-            key[k] += (("memory", g, layout.size, view),)
+            key[k] += (("memory", g, layout.shape, view),)
     return memories
 
 
@@ -303,10 +302,10 @@ class _Arguments:
             check_dtype_supported(dtype)
             i = len(self.storages)
             if alias and alias[0][0] == "memory":
-                _, g, size, view = alias[0]
+                _, g, storage_shape, view = alias[0]
                 s = self.shared.get(g)
                 if s is None:
-                    s = self.shared[g] = self._input(("memory", g), (size,), dtype,
+                    s = self.shared[g] = self._input(("memory", g), storage_shape, dtype,
                                                      f"arguments {', '.join(members[g])} (shared memory)")
             else:
                 s, view = self._input(i, shape, dtype, f"argument {paths[i]}", writeable), contiguous(shape)
@@ -364,7 +363,7 @@ class _Arguments:
 
         def by_leaf(*inputs):
             outputs, finals, *flags = run(*inputs)
-            finals = [finals[k] if v is None else read(finals[k], v, finals[k].shape) for k, v in plan]
+            finals = [finals[k] if v is None else read(finals[k].reshape(-1), v, finals[k].shape) for k, v in plan]
             return (outputs, finals, *flags)
 
         return by_leaf, mutated, write_back

@@ -1248,6 +1248,7 @@ def _read_only(a):
 
 ALIASED = [
     ("same_object_twice", add_then_read_other_argument, (X6, X6)),
+    ("equal_strided_views", add_then_read_other_argument, (X34[:, 1], X34[:, 1])),
     ("base_and_strided_view", add_then_read_other_argument, (X6, X6[::2])),
     ("strided_view_and_base", add_then_read_other_argument, (X6[::2], X6)),
     ("view_and_0d_view", add_then_read_other_argument, (X6, X6[2, ...])),
