@@ -15,30 +15,41 @@ from nbclient import NotebookClient
 
 HERE = Path(__file__).parent
 
-SETUP = """\
-import os, time
-import numpy as np
-import jax, jax.numpy as jnp
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-%matplotlib inline
-import elena_jax
-N = int(os.environ.get("ELENA_NB_SIZE", "200000"))
+
+
+def setup(imports: str, timing: bool = False) -> str:
+    """A notebook's first code cell: its own imports (so ruff finds none unused), the size N, and
+    with ``timing`` the ``median_ms`` helper."""
+    cell = "%matplotlib inline\n" + imports + '\nN = int(os.environ.get("ELENA_NB_SIZE", "200000"))\n'
+    if timing:
+        cell += '''
 
 def median_ms(f, *args, repeats=20):
     jax.block_until_ready(f(*args))
     times = []
     for _ in range(repeats):
-        t = time.perf_counter(); jax.block_until_ready(f(*args)); times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t)
     return 1e3 * float(np.median(times))
-"""
+'''
+    return cell
+
 
 TOUR = [
     ("md", "# A tour of elena_jax\n\nImperative NumPy with views and in-place writes, turned into one pure, "
            "compiled JAX program. We take a box decoder written the way detection code is written: strided "
            "column views, a fresh output filled view by view, and in-place clamps."),
-    ("code", SETUP),
+    ("code", setup("""\
+import os
+import time
+
+import jax
+import matplotlib.pyplot as plt
+import numpy as np
+
+import elena_jax
+""", timing=True)),
     ("code", '''def decode(rois, deltas, max_h=800, max_w=1333):
     px = (rois[:, 0] + rois[:, 2]) * 0.5
     py = (rois[:, 1] + rois[:, 3]) * 0.5
@@ -58,7 +69,8 @@ TOUR = [
     return out
 
 rng = np.random.default_rng(0)
-rois = rng.uniform(0, 600, (N, 4)); rois[:, 2:] += rois[:, :2]
+rois = rng.uniform(0, 600, (N, 4))
+rois[:, 2:] += rois[:, :2]
 deltas = rng.normal(scale=0.5, size=(N, 4))
 fast = elena_jax.functionalize(decode)
 got = fast(rois, deltas)
@@ -94,19 +106,29 @@ for edge in edges:
     ax.plot(mid - h * np.cos(t), 0.15 * h * np.sin(t), color=colors[edge.kind], lw=1)
 for kind, c in colors.items():
     ax.plot([], [], color=c, label=kind)
-ax.legend(); ax.set_yticks([]); ax.set_title("operation DAG of decode (arcs: dependences)")
+ax.legend()
+ax.set_yticks([])
+ax.set_title("operation DAG of decode (arcs: dependences)")
 plt.show()'''),
     ("md", "## The effect of the passes\n\n`optimize=False` is the unoptimized baseline: every write is a "
            "`dynamic_update_slice` (or masked select) on the storage. The passes coalesce the strided writes "
            "into one update, forward values to the reads that follow, and drop the dead initialisation."),
     ("code", '''before, after = len(e.before.ops), len(e.program.ops)
 print(f"ops before: {before}, after: {after}; passes fired: {e.program.fired}")
+
+
+def jitted(optimize):
+    pure = elena_jax.pure(decode, optimize=optimize)
+    return jax.jit(lambda a, b: pure(a, b)[0])
+
+
 with jax.enable_x64(True):
     r, d = jax.device_put(rois), jax.device_put(deltas)
-    times = {name: median_ms(jax.jit(lambda a, b, _p=elena_jax.pure(decode, optimize=o): _p(a, b)[0]), r, d)
-             for name, o in (("optimize=False", False), ("optimize=True", True))}
+    times = {name: median_ms(jitted(o), r, d) for name, o in (("optimize=False", False), ("optimize=True", True))}
 times["NumPy"] = median_ms(decode, rois, deltas)
-plt.bar(list(times), list(times.values())); plt.ylabel("ms per call"); plt.title(f"decode, N={N}")
+plt.bar(list(times), list(times.values()))
+plt.ylabel("ms per call")
+plt.title(f"decode, N={N}")
 plt.show()
 times'''),
 ]
@@ -116,9 +138,16 @@ COMPARISON = [
            "`bench/results/`): for every case and size, the speed-up over NumPy eager of elena_jax with and "
            "without the passes, idiomatic JAX with `.at[].set()`, the best hand-restructured JAX and "
            "`numba.njit`."),
-    ("code", SETUP),
-    ("code", '''import json, glob
-paths = sorted(glob.glob(os.path.join(os.environ.get("ELENA_BENCH_DIR", "../bench/results"), "*_cpu.json")))
+    ("code", setup("""\
+import glob
+import json
+import os
+
+import matplotlib.pyplot as plt
+import numpy as np
+""")),
+    ("code", '''results = os.environ.get("ELENA_BENCH_DIR", "../bench/results")
+paths = sorted(glob.glob(os.path.join(results, "*_cpu.json")))
 report = json.load(open(paths[-1])) if paths else None
 print(paths[-1] if paths else "no results: run python -m bench")'''),
     ("code", '''peers = ["elena_jax", "elena_jax_noopt", "jax_at", "jax_best", "numba"]
@@ -132,16 +161,24 @@ cases = [r["case"] for r in big]
 fig, ax = plt.subplots(figsize=(12, 4))
 for k, p in enumerate(peers):
     ax.bar(np.arange(len(cases)) + 0.16 * k, [speedup(r, p) for r in big], 0.16, label=p)
-ax.axhline(1, color="k", lw=0.8); ax.set_yscale("log"); ax.set_ylabel("speed-up over NumPy")
-ax.set_xticks(np.arange(len(cases)) + 0.32, cases, rotation=30, ha="right"); ax.legend(fontsize=8)
-ax.set_title(f"n = {n_max}"); plt.tight_layout(); plt.show()'''),
-    ("code", '''print(f"{'case':20s} {'ej/numpy':>9s} {'ej/at':>7s} {'ej/best':>8s}")
+ax.axhline(1, color="k", lw=0.8)
+ax.set_yscale("log")
+ax.set_ylabel("speed-up over NumPy")
+ax.set_xticks(np.arange(len(cases)) + 0.32, cases, rotation=30, ha="right")
+ax.legend(fontsize=8)
+ax.set_title(f"n = {n_max}")
+plt.tight_layout()
+plt.show()'''),
+    ("code", '''def ok(res, p):
+    return res.get(p, {}).get("status") == "ok"
+
+
+print(f"{'case':20s} {'ej/numpy':>9s} {'ej/at':>7s} {'ej/best':>8s}")
 for r in big:
     res = r["results"]
-    ok = lambda p: res.get(p, {}).get("status") == "ok"
-    ej = res["elena_jax"]["median_s"] if ok("elena_jax") else np.nan
-    at = ej / res["jax_at"]["median_s"] if ok("jax_at") else np.nan
-    best = ej / res["jax_best"]["median_s"] if ok("jax_best") else np.nan
+    ej = res["elena_jax"]["median_s"] if ok(res, "elena_jax") else np.nan
+    at = ej / res["jax_at"]["median_s"] if ok(res, "jax_at") else np.nan
+    best = ej / res["jax_best"]["median_s"] if ok(res, "jax_best") else np.nan
     print(f"{r['case']:20s} {speedup(r, 'elena_jax'):9.2f} {at:7.2f} {best:8.2f}")'''),
     ("md", "## Where elena_jax wins and where it loses\n\nRead the table above (ratios below 1 mean elena_jax "
            "is faster). The pattern in the committed run: elena_jax beats idiomatic `.at[].set()` code wherever "
@@ -160,7 +197,16 @@ PIPELINES = [
     ("md", "# Imperative NumPy inside JAX pipelines\n\n`elena_jax.pure(f)` is a pure JAX function "
            "`g(*args) -> (result, new_args)`: `jax.grad`, `jax.vmap` and `jax.jit` apply to it. Here we fit "
            "box-regression deltas by gradient descent *through an in-place box decoder*."),
-    ("code", SETUP),
+    ("code", setup("""\
+import os
+
+import jax
+import jax.numpy as jnp
+import matplotlib.pyplot as plt
+import numpy as np
+
+import elena_jax
+""")),
     ("code", '''def decode(rois, deltas):
     w = rois[:, 2] - rois[:, 0]
     h = rois[:, 3] - rois[:, 1]
@@ -171,7 +217,8 @@ PIPELINES = [
 
 n = max(8, N // 1000)
 rng = np.random.default_rng(0)
-rois = rng.uniform(0, 100, (n, 4)); rois[:, 2:] += rois[:, :2] + 10
+rois = rng.uniform(0, 100, (n, 4))
+rois[:, 2:] += rois[:, :2] + 10
 target = rois + rng.normal(scale=5, size=rois.shape)
 g = elena_jax.pure(decode)
 # the loss is quadratic in the deltas: scale the step by each coordinate's curvature
@@ -181,12 +228,15 @@ step_size = 0.5 * (2 * n) / sizes ** 2  # half a Newton step: 1/2 of (4n / 2) / 
 with jax.enable_x64(True):
     loss = jax.jit(lambda d: jnp.mean((g(rois, d)[0] - target) ** 2))
     grad = jax.jit(jax.grad(lambda d: jnp.mean((g(rois, d)[0] - target) ** 2)))
-    d = jnp.zeros((n, 4)); history = []
-    for step in range(40):
+    d = jnp.zeros((n, 4))
+    history = []
+    for _ in range(40):
         history.append(float(loss(d)))
         d = d - step_size * grad(d)
 print(f"loss {history[0]:.2f} -> {history[-1]:.4f}")
-plt.semilogy(history); plt.xlabel("step"); plt.ylabel("mean squared error")
+plt.semilogy(history)
+plt.xlabel("step")
+plt.ylabel("mean squared error")
 plt.title("fitting deltas through an in-place decoder")
 plt.show()'''),
     ("md", "## `jax.vmap` over a batch, checked against a Python loop over NumPy"),
