@@ -1,6 +1,7 @@
 """Numba kernels inside functionalized code and inside JAX (elena_jax/kernels)."""
 
 import ctypes
+import os
 import re
 import shutil
 import subprocess
@@ -203,6 +204,72 @@ def test_debug_mode_gives_the_same_result():
     debug = kernel(double_even_positions.fn, outputs=(1,), mode="callback")
     x = jnp.arange(5.0)
     np.testing.assert_array_equal(debug(x, jnp.ones(5)), double_even_positions(x, jnp.ones(5)))
+
+
+# --- sharding ------------------------------------------------------------------------------------
+
+
+def _plus_local_row(x, k, out):
+    """out = k * x + each row's index *within the block the call was given*: shows which rows one call saw."""
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = k * x[i, j] + i
+
+
+plus_local_row = kernel(outputs=("out",))(_plus_local_row)
+plus_local_row_debug = kernel(outputs=("out",), mode="callback")(_plus_local_row)
+
+
+def plus_local_row_then_sum(x, out):
+    plus_local_row(x, 2.0, out)
+    return out.sum(axis=1)
+
+
+def check_kernel_runs_per_shard(n_devices: int) -> None:
+    """Under jax.shard_map a kernel call runs once per shard, on that shard's rows only."""
+    devices = jax.devices()[:n_devices]
+    assert len(devices) == n_devices, f"{n_devices} devices wanted, {len(jax.devices())} exist"
+    mesh = jax.sharding.Mesh(np.array(devices), ("rows",))
+    rows = jax.sharding.PartitionSpec("rows")
+    n, per = 3 * n_devices, 3
+    x = np.arange(n * 4.0).reshape(n, 4)
+    sharded = jax.device_put(x, jax.sharding.NamedSharding(mesh, rows))
+    local = (np.arange(n) % per)[:, None]  # a row's index within its shard
+    for k in (plus_local_row, plus_local_row_debug):
+        per_shard = jax.jit(jax.shard_map(lambda a, k=k: k(a, 2.0, jnp.zeros_like(a)), mesh=mesh,
+                                          in_specs=rows, out_specs=rows))
+        got = per_shard(sharded)
+        np.testing.assert_array_equal(got, 2.0 * x + local, err_msg=k.__name__)
+        assert {s.device for s in got.addressable_shards} == set(devices)
+        # vmap inside shard_map: one sequential call per row of each shard
+        rowwise = jax.jit(jax.shard_map(jax.vmap(lambda r, k=k: k(r[None], 2.0, jnp.zeros_like(r[None]))[0]),
+                                        mesh=mesh, in_specs=rows, out_specs=rows))
+        np.testing.assert_array_equal(rowwise(sharded), 2.0 * x, err_msg=k.__name__)
+        # without shard_map, XLA cannot split an opaque call: the kernel sees the whole array
+        whole = jax.jit(lambda a, k=k: k(a, 2.0, jnp.zeros_like(a)))(sharded)
+        np.testing.assert_array_equal(whole, 2.0 * x + np.arange(n)[:, None], err_msg=k.__name__)
+    # functionalized NumPy code calling the kernel, in its pure form, per shard
+    pure = elena_jax.pure(plus_local_row_then_sum)
+    with jax.enable_x64(True):
+        total, (_, out) = jax.jit(jax.shard_map(lambda a: pure(a, jnp.zeros_like(a)), mesh=mesh,
+                                                in_specs=rows, out_specs=rows))(sharded)
+    np.testing.assert_array_equal(out, 2.0 * x + local)
+    np.testing.assert_array_equal(total, (2.0 * x + local).sum(axis=1))
+
+
+def test_kernel_runs_per_shard_under_shard_map():
+    check_kernel_runs_per_shard(len(jax.devices()))  # one CPU device by default: a 1-device mesh
+
+
+def test_kernel_runs_per_shard_on_two_devices():
+    # NB: the device count is fixed when JAX starts, and other tests expect the default: a subprocess
+    script = ("import sys; sys.path.insert(0, 'tests'); import test_kernels; "
+              "test_kernels.check_kernel_runs_per_shard(2); print('per shard on 2 devices')")
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).parents[1], env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip().endswith("per shard on 2 devices")
 
 
 # --- errors --------------------------------------------------------------------------------------
