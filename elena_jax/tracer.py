@@ -118,6 +118,8 @@ def constant_value(x: Any) -> np.ndarray:
     """A concrete NumPy value for a non-tracer operand, or a clear refusal."""
     try:
         value = np.asarray(x)
+    except ConcretizationError:  # a selection a[mask] says itself why it has no shape
+        raise
     except Exception as e:  # a JAX tracer of an outer transformation, say
         raise located(
             UnsupportedError,
@@ -267,7 +269,10 @@ class Tracer:
         return self._concrete("using an array as a Python index")
 
     def __array__(self, dtype=None, copy=None):
-        return self._concrete("conversion to a NumPy array")
+        # NB: NumPy converts by itself a traced index into a NumPy array (lut[t]: make the table
+        # traced, np.asarray(lut)) and the lists given to ufunc methods (np.stack them first).
+        return self._concrete("conversion to a NumPy array (a traced index into a NumPy array, or a "
+                              "list of traced arrays given to a ufunc method?)")
 
     def item(self, *args):
         return self._concrete("item()")

@@ -8,8 +8,10 @@ read from the rule tables themselves so it cannot go stale.
 from __future__ import annotations
 
 from ..tracer import FUNCTIONS, UFUNCS
-from . import creation, functions, indexing, methods, ufuncs  # noqa: F401 (registration)
+from . import creation, extras, functions, indexing, methods, ufuncs  # noqa: F401 (registration)
 from .creation import intercepting
+
+_SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")
 
 
 def supported() -> list[str]:
@@ -18,7 +20,7 @@ def supported() -> list[str]:
     names |= {f"numpy.ufunc.{m}" for m in ("reduce", "accumulate", "outer", "at")}
     for f in FUNCTIONS:
         module = getattr(f, "__module__", "numpy") or "numpy"
-        prefix = "numpy.linalg" if "linalg" in module else "numpy.lib.stride_tricks" if "stride" in module else "numpy"
+        prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")
         names.add(f"{prefix}.{f.__name__}")
     names |= {f"numpy.{n}" for n in creation.CREATION}
     return sorted(names)

@@ -488,13 +488,25 @@ def _prepare(name, args, kwargs, dtypes):
         target = np.dtype(np.int32)
 
     def convert(x):
-        if isinstance(x, Tracer) and target is not None and x.dtype.kind in "biu":
-            return x.astype(target)
+        if isinstance(x, Tracer) and target is not None:
+            # NB: real operands of a complex result stay real (np.fft.rfft of integers)
+            to = np.finfo(target).dtype if target.kind == "c" and x.dtype.kind != "c" else target
+            if _widens(x.dtype, to, name):
+                return x.astype(to)
         if isinstance(x, list) and _has_tracer(x):
             return [convert(v) for v in x]
         return x
 
     return [convert(a) for a in args], {k: v if k == "where" else convert(v) for k, v in kwargs.items()}
+
+
+def _widens(dtype: np.dtype, target: np.dtype, name: str) -> bool:
+    """Whether NumPy computes on ``dtype`` operands in the wider ``target``: integers in
+    FLOAT_COMPUTE and WIDENED functions, and there also narrower floats (np.cov of float32
+    data is computed, not only returned, in float64)."""
+    if dtype.kind in "biu":
+        return True
+    return name in FLOAT_COMPUTE and dtype.kind == target.kind and dtype.itemsize < target.itemsize
 
 
 def _has_tracer(obj) -> bool:

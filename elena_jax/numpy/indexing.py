@@ -38,6 +38,7 @@ def split_index(trace, a: Tracer, key):
                     f"a slice with traced bounds has a data-dependent shape\n  at {user_location()}")
             template.append(("slice", k.start, k.stop, k.step))
         else:
+            k = sequence_as_array(k)  # NB: a list holding traced scalars (a[[i, j]]) is one index array
             if isinstance(k, Tracer) and trace.known_value(k) is not None:
                 k = trace.known_value(k)  # a constant made inside f: index exactly as NumPy
             if not isinstance(k, Tracer):

@@ -27,6 +27,7 @@ class Masked:
     def __init__(self, values: Tracer, mask: Tracer) -> None:
         self.values = values
         self.mask = mask  # bool, covering the leading axes of values
+        self.origin = user_location()  # NB: the shape may be needed far away (a return, say)
 
     @property
     def dtype(self) -> np.dtype:
@@ -39,7 +40,8 @@ class Masked:
     def _shape_needed(self, what: str):
         raise ConcretizationError(
             f"{what} of a boolean-mask selection a[mask] with a traced mask has a data-dependent "
-            f"shape; use np.where(mask, ...) or reduce it (sum, mean, count)\n  at {user_location()}")
+            f"shape; use np.where(mask, ...) or reduce it (sum, mean, count)\n  at {self.origin}"
+            + ("" if user_location() == self.origin else f"\n  (needed at {user_location()})"))
 
     def __getattr__(self, name: str):
         if name.startswith("__"):

@@ -1,0 +1,307 @@
+"""More of NumPy's library: histograms and counts, sliding windows, FFTs, linear algebra,
+index helpers of a shape, and ``put``.
+
+Most are the generic ``jnp`` op of functions.py (NumPy decides the dtype, JAX the
+value); the rules here add what NumPy's answer needs beyond that: a static output
+length for ``np.bincount``, NumPy's default cut-off for ``np.linalg.pinv``,
+NumPy's residuals for ``np.linalg.lstsq``, views for ``np.diag`` of a matrix and
+``sliding_window_view``. Anything whose output shape depends on the data raises
+ConcretizationError naming the user's line.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import view as V
+from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..tracer import Tracer
+from ._core import implements, shape_of
+from .creation import _static, constant, intercept
+from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, jnp_function
+
+# NumPy computes these in floating point (float64 for integers, and for float32 where its
+# result is float64: np.cov, np.vander).
+FLOAT_COMPUTE.update({"cov", "corrcoef", "vander", "polyval", "gradient", "linalg.pinv", "linalg.lstsq",
+                      "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet"})
+LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), ("nanquantile", 1),
+                      ("isin", 1), ("digitize", 1), ("polyval", 0), ("histogram", 1), ("interp", 1), ("interp", 2)})
+
+EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "vander", "isin", "ediff1d", "block",
+                 "nanpercentile", "nanquantile", "digitize", "diagflat", "polyval"]
+for _name in EXTRA_GENERIC:
+    if hasattr(np, _name):
+        implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+FFT = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
+       "fftshift", "ifftshift"]
+for _name in FFT:
+    implements(getattr(np.fft, _name))(jnp_function(getattr(np.fft, _name), f"fft.{_name}"))
+FLOAT_COMPUTE.update(f"fft.{n}" for n in FFT if "shift" not in n)
+
+
+
+def _traced_constant(func):
+    """A function of static sizes only, as a traced constant (known at trace time): a traced
+    index can then read it (``freqs[np.argmax(spec)]``), which a NumPy array refuses."""
+
+    def impl(*args, **kwargs):
+        _static(*args, *kwargs.values())
+        value = func(*args, **kwargs)
+        return constant(value) if isinstance(value, np.ndarray) else value
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+for _module, _name in [(np.fft, "fftfreq"), (np.fft, "rfftfreq"), (np, "hanning"), (np, "hamming"),
+                       (np, "blackman"), (np, "bartlett"), (np, "kaiser")]:
+    intercept(_module, _name, _traced_constant(getattr(_module, _name)))
+
+for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power"):
+    implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+
+_pinv = jnp_function(np.linalg.pinv, "linalg.pinv")
+
+
+@implements(np.linalg.pinv)
+def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    """NumPy's cut-off for small singular values (1e-15 by default; JAX's default is larger)."""
+    if rcond is not None and rtol is not np._NoValue:
+        raise located(ValueError, "`rtol` and `rcond` can't be both set.")
+    if rcond is None:
+        dtype = np.result_type(_arr(a).dtype, np.float64) if _arr(a).dtype.kind in "biu" else _arr(a).dtype
+        rcond = 1e-15 if rtol is np._NoValue else (max(shape_of(a)[-2:]) * np.finfo(dtype).eps
+                                                      if rtol is None else rtol)
+    return _pinv(a, rtol=rcond, hermitian=hermitian)
+
+
+def _numpy_lstsq(a, b, rcond=None, numpy_resid=False):
+    return np.linalg.lstsq(a, b, rcond=rcond)
+
+
+_numpy_lstsq.__name__ = "lstsq"
+_lstsq = jnp_function(_numpy_lstsq, "linalg.lstsq")
+
+
+class DataDependent:
+    """A result whose shape depends on the data: any use of it raises ConcretizationError
+    naming the line that made it (the caller may well never use it)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.origin = user_location()
+
+    def _refuse(self, *args, **kwargs):
+        raise ConcretizationError(f"{self.what} has a data-dependent shape\n  at {self.origin}")
+
+    __array__ = __len__ = __iter__ = __bool__ = __getitem__ = __float__ = __int__ = _refuse
+    __array_ufunc__ = __array_function__ = _refuse
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._refuse()
+
+
+@implements(np.linalg.lstsq)
+def lstsq(a, b, rcond=None):
+    """NB: NumPy's residuals are empty unless the system is overdetermined and of full rank, a
+    rank known only from the data; they are returned as a value refusing to be used, and the
+    solution, rank and singular values are computed as NumPy does."""
+    x, residuals, rank, sv = _lstsq(a, b, rcond=rcond)
+    m, n = shape_of(a)[-2:]
+    if m <= n:
+        residuals = np.zeros((0,), residuals.dtype)
+    else:
+        residuals = DataDependent("the residuals of np.linalg.lstsq (empty when the rank is short)")
+    return x, residuals, rank, sv
+
+
+# --- counts and histograms -----------------------------------------------------------
+
+
+def _numpy_bincount(x, weights=None, minlength=0, length=None):
+    return np.bincount(x, weights, minlength)
+
+
+_numpy_bincount.__name__ = "bincount"
+_bincount = jnp_function(_numpy_bincount, "bincount")
+
+
+@implements(np.bincount)
+def bincount(x, weights=None, minlength=0):
+    """Of a traced array, NumPy's length is ``max(x.max() + 1, minlength)``: static only where the
+    dtype bounds the values below ``minlength`` (uint8 pixels with ``minlength=256``)."""
+    if minlength is None or minlength < 0:
+        raise located(ValueError, "'minlength' must not be negative")
+    x = _arr(x)
+    if x.dtype.kind not in "bu":
+        bound = None
+    else:
+        bound = 2 if x.dtype.kind == "b" else 1 << (8 * x.dtype.itemsize)
+    if bound is None or minlength < bound:
+        raise ConcretizationError(
+            "np.bincount's output length is max(x.max() + 1, minlength), which depends on the data; "
+            "it is static only for an unsigned or bool array whose dtype bounds its values below "
+            "minlength (np.bincount(uint8_array, minlength=256)); use np.histogram with bins and range, "
+            f"or np.add.at into np.zeros(n)\n  at {user_location()}")
+    return _bincount(x, weights, minlength, length=minlength)
+
+
+def _numpy_histogram(a, bins=10, range=None, density=None, weights=None):
+    return np.histogram(a, bins, range, density, weights)
+
+
+_numpy_histogram.__name__ = "histogram"
+_histogram = jnp_function(_numpy_histogram, "histogram")
+
+
+@implements(np.histogram)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Counts and edges, the edges computed as NumPy computes them (in float64, then cast to
+    the data's float type) and the density in float64; the number of bins must be static."""
+    if isinstance(bins, str):
+        raise ConcretizationError(f"np.histogram(bins={bins!r}) chooses the number of bins from the data\n"
+                                  f"  at {user_location()}")
+    a = _arr(a)
+    if a.dtype.kind in "biu":  # NB: NumPy compares integer data with its float64 edges
+        a = a.astype(np.float64)
+    if np.ndim(bins) == 0:
+        edges = _uniform_edges(a, int(bins), range)
+    else:
+        edges = bins
+    counts = _histogram(a, edges, weights=weights)[0]
+    if density:
+        counts = counts / np.diff(edges).astype(np.float64) / counts.sum()
+    return counts, edges
+
+
+def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
+    """NumPy's ``linspace(first, last, bins + 1)`` in float64, cast to the data's type."""
+    probe = np.zeros(1, a.dtype)
+    if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return constant(np.histogram_bin_edges(probe if range is not None else probe[:0], bins, range))
+    if bins < 1:
+        raise located(ValueError, "`bins` must be positive, when an integer")
+    first = a.min().astype(np.float64)
+    last = a.max().astype(np.float64)
+    same = first == last
+    first = np.where(same, first - 0.5, first)
+    last = np.where(same, last + 0.5, last)
+    edges = np.arange(bins + 1) * ((last - first) / bins) + first
+    edges[-1] = last
+    return edges.astype(np.result_type(a.dtype, np.float16))
+
+
+# --- views ----------------------------------------------------------------------------
+
+
+@implements(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """A view, read-only unless ``writeable=True``, exactly as NumPy builds it."""
+    x = _arr(x)
+    window_shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
+    if any(w < 0 for w in window_shape):
+        raise located(ValueError, "`window_shape` cannot contain negative values")
+    if axis is None:
+        if len(window_shape) != x.ndim:
+            raise located(ValueError, f"Since axis is `None`, must provide window_shape for all dimensions of "
+                          f"`x`; got {len(window_shape)} window_shape elements and `x.ndim` is {x.ndim}.")
+        axis = tuple(range(x.ndim))
+    else:
+        axis = tuple(V.normalize_axis(a, x.ndim) for a in (axis if np.iterable(axis) else (axis,)))
+        if len(window_shape) != len(axis):
+            raise located(ValueError, f"Must provide matching length window_shape and axis; got "
+                          f"{len(window_shape)} window_shape elements and {len(axis)} axes elements.")
+    shape = list(x.shape)
+    for ax, w in zip(axis, window_shape):
+        if shape[ax] < w:
+            raise located(ValueError, "window shape cannot be larger than input array shape")
+        shape[ax] -= w - 1
+    strides = list(x.view.strides) + [x.view.strides[ax] for ax in axis]
+    new = V.View.make(tuple(shape) + window_shape, strides, x.view.offset)
+    return x.view_of(new, writeable=writeable and x.writeable)
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    """Of a matrix, NumPy's read-only view of the k-th diagonal; of a vector, a new matrix."""
+    v = _arr(v)
+    if v.ndim == 2:
+        return v.diagonal(k)
+    if v.ndim != 1:
+        raise located(ValueError, "Input must be 1- or 2-d.")
+    return _diag(v, k)
+
+
+_diag = jnp_function(np.diag)
+
+
+# --- index helpers of a shape: NumPy's own constants -------------------------------------
+
+
+def _from_shape(func):
+    def impl(arr, *args, **kwargs):
+        probe = np.broadcast_to(np.empty((), np.uint8), shape_of(arr))
+        return func(probe, *args, **kwargs)
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+for _f in (np.triu_indices_from, np.tril_indices_from, np.diag_indices_from):
+    implements(_f)(_from_shape(_f))
+
+
+# --- put --------------------------------------------------------------------------------
+
+
+@implements(np.put)
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v`` with NumPy's cyclic repetition of ``v``: a write into the flat view."""
+    if not isinstance(a, Tracer):
+        raise located(UnsupportedError, "np.put into an array that is not traced")
+    if not a.flags.c_contiguous:
+        raise located(UnsupportedError, "np.put into a non-contiguous view (its flat view would be a copy)")
+    flat = a.reshape(-1)
+    if isinstance(ind, Tracer):
+        if mode != "raise":
+            raise located(UnsupportedError, f"np.put(mode={mode!r}) with traced indices")
+        index = ind.reshape(-1)
+    else:
+        index = np.asarray(ind).reshape(-1)
+        if index.dtype.kind not in "iu":
+            raise located(TypeError, "Cannot cast array data from dtype('float64') to dtype('int64') "
+                          "according to the rule 'safe'")
+        if mode == "wrap":
+            index = index % max(flat.size, 1)
+        elif mode == "clip":
+            index = np.clip(index, 0, flat.size - 1)
+        elif index.size and (index.max() >= flat.size or index.min() < -flat.size):
+            bad = index[(index >= flat.size) | (index < -flat.size)][0]
+            raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {flat.size}")
+    n = int(np.prod(shape_of(index)))
+    if n == 0:
+        return
+    values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
+    size = int(np.prod(shape_of(values)))
+    if size == 0:
+        return
+    values = np.reshape(values, -1)
+    if size != n:  # NB: NumPy repeats the values cyclically
+        values = np.resize(values, n)
+    flat[index] = values
+
+
+def put_method(self, indices, values, mode="raise"):
+    return put(self, indices, values, mode)
+
+
+put_method.__name__ = "put"
+Tracer.put = put_method
