@@ -32,6 +32,7 @@ from .lower.memory import read
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .passes import optimize
+from .storage import Storage
 from .tracer import Trace, Tracer
 from .view import View, contiguous, covers
 
@@ -283,11 +284,11 @@ class _Arguments:
     def __init__(self, trace: Trace, key: tuple, paths: list[str]) -> None:
         self.trace, self.paths = trace, paths
         self.tracers: list = []  # one per key entry (static values as they are)
-        self.storages: list = []  # per array leaf
+        self.storages: list[Storage] = []  # per array leaf
         self.views: list[View] = []  # per array leaf
         self.writeable: list[bool] = []  # per array leaf
         self.inputs: list = []  # per program input: an array-leaf index or ("memory", g)
-        self.shared: dict[int, Any] = {}  # group -> its storage
+        self.shared: dict[int, Storage] = {}  # group -> its storage
         self.refused: dict[int, tuple[str, list[int]]] = {}  # group -> (why, its array leaves)
         arrays = [k for k in key if k[0] != "static"]
         members: dict[int, list[str]] = {}
@@ -319,7 +320,8 @@ class _Arguments:
             t.weak = weak
             self.tracers.append(t)
 
-    def _input(self, ref, shape, dtype, origin: str, writeable: bool = True):
+    def _input(self, ref, shape, dtype, origin: str, writeable: bool = True) -> Storage:
+        """A new input storage, defined by an "arg" op reading program input ``ref``."""
         program = self.trace.program
         s = self.trace.new_storage(shape, dtype, origin, writeable)
         program.inputs.append(s)
@@ -344,8 +346,9 @@ class _Arguments:
         Every member of a written group changed (NumPy sees the writes through
         any of them): its final value is its View of the group's final
         storage. The group's memory is copied back through writable members
-        only, each element once where one member covers another (``f(a, a)``,
-        ``f(x, x[1:])``).
+        only, leaving out a member that another one covers (``f(a, a)``,
+        ``f(x, x[1:])`` copy once); not as the whole span, whose gaps may be
+        other arguments' memory (docs/design.md).
         """
         plan, mutated, write_back = [], [], []
         groups = set(self.shared.values())
