@@ -162,8 +162,8 @@ _histogram = jnp_function(_numpy_histogram, "histogram")
 
 @implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    """Counts and edges, the edges computed as NumPy computes them (in float64, then cast to
-    the data's float type) and the density in float64; the number of bins must be static."""
+    """Counts and edges, the edges computed as NumPy computes them and the density in float64;
+    the number of bins must be static."""
     if isinstance(bins, str):
         raise ConcretizationError(f"np.histogram(bins={bins!r}) chooses the number of bins from the data\n"
                                   f"  at {user_location()}")
@@ -181,7 +181,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
-    """NumPy's ``linspace(first, last, bins + 1)`` in float64, cast to the data's type."""
+    """NumPy's ``linspace(first, last, bins + 1)``: of a static range, NumPy's own (in float64,
+    cast to the data's type); of the data's min and max, computed in the data's float type.
+    NB: jitted, XLA may fuse ``i * step + first`` (an FMA, or float32 kept in excess precision):
+    float32 edges can then differ from NumPy's in the last bit."""
     probe = np.zeros(1, a.dtype)
     if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
         with warnings.catch_warnings():
@@ -189,14 +192,13 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
             return constant(np.histogram_bin_edges(probe if range is not None else probe[:0], bins, range))
     if bins < 1:
         raise located(ValueError, "`bins` must be positive, when an integer")
-    first = a.min().astype(np.float64)
-    last = a.max().astype(np.float64)
+    first, last = a.min(), a.max()
     same = first == last
     first = np.where(same, first - 0.5, first)
     last = np.where(same, last + 0.5, last)
-    edges = np.arange(bins + 1) * ((last - first) / bins) + first
+    edges = np.arange(bins + 1, dtype=a.dtype) * ((last - first) / bins) + first
     edges[-1] = last
-    return edges.astype(np.result_type(a.dtype, np.float16))
+    return edges
 
 
 # --- views ----------------------------------------------------------------------------
