@@ -7,7 +7,7 @@ from elena_jax import deps
 
 
 def recorded(f, *args):
-    t, _ = elena_jax.functionalize(f, optimize=False, jit=False).trace(args, {})
+    t = elena_jax.functionalize(f, optimize=False, jit=False).trace(args, {})[0]
     return t.program
 
 

@@ -19,7 +19,7 @@ from elena_jax.passes import (
 
 def traced(f, *args):
     fz = elena_jax.functionalize(f, optimize=False)
-    t, _ = fz.trace(args, {})
+    t = fz.trace(args, {})[0]
     return t.program
 
 
