@@ -46,7 +46,7 @@ def main() -> None:
     for _ in range(5):
         fz = elena_jax.functionalize(delta2bbox, jit=False)
         t0 = time.perf_counter()
-        traced, _ = fz.trace((rois, deltas), {})
+        traced = fz.trace((rois, deltas), {})[0]
         t1 = time.perf_counter()
         with jax.enable_x64(True):
             jax.make_jaxpr(traced.run)(rois, deltas)

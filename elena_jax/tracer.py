@@ -168,6 +168,7 @@ class Tracer:
     __array_priority__ = 1000
     __elena_tracer__ = True
     weak = False  # a traced Python scalar: promoted as NumPy 2 promotes Python scalars
+    scalar = False  # an element read out as a NumPy scalar (``a[i, j]``): augmented ops are not in place
     __hash__ = None  # like ndarray: arrays are not hashable
 
     def __init__(self, trace: Trace, storage: Storage, view: V.View, writeable: bool = True,
@@ -334,7 +335,8 @@ class Tracer:
         if is_basic_index(key):
             out = self.view_of(self.index_view(key))
             if out.ndim == 0 and not _has_ellipsis(key):
-                return HOOKS["copy"](out)  # NB: NumPy returns a scalar (a copy), not a view
+                out = HOOKS["copy"](out)  # NB: NumPy returns a scalar (a copy), not a view
+                out.scalar = True
             return out
         return HOOKS["getitem"](self, key)
 
@@ -402,6 +404,8 @@ def _binary(ufunc):
         return ufunc(other, self)
 
     def inplace(self, other):
+        if self.scalar:  # NB: NumPy scalars are immutable: ``a[i] += v`` stores ``a[i] + v`` back
+            return ufunc(self, other)
         ufunc(self, other, out=(self,))
         return self
 
