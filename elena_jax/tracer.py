@@ -51,6 +51,11 @@ class Trace:
         # since): indexing with them can follow NumPy exactly, data-dependence included.
         self.known: dict[int, np.ndarray] = {}
 
+    def __call__(self, *args, **kwargs):
+        # NB: a tracer's `trace` attribute shadows ndarray.trace(); refuse that call clearly.
+        raise UnsupportedError("ndarray.trace() is not supported by elena_jax: use np.trace(a)"
+                               f"\n  at {user_location()}")
+
     @contextlib.contextmanager
     def active(self) -> Iterator[Trace]:
         stack = _local.__dict__.setdefault("stack", [])

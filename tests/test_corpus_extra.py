@@ -738,6 +738,57 @@ def covariance_eigh_pca(x):
     return cov, evals[::-1], np.diag(cov)
 
 
+@case(lambda n, rng: (np.where(rng.uniform(size=(n + 2, n + 3)) > 0.8, np.nan, rng.uniform(0.5, 5, (n + 2, n + 3))),))
+def clean_depth_map_in_place(depth):
+    depth[depth > 4.5] = np.inf
+    np.nan_to_num(depth, copy=False, nan=0.0, posinf=0.0)
+    valid = depth > 0
+    return depth, valid.sum(), np.nan_to_num(depth[:, :2] / 0.0)
+
+
+@case(lambda n, rng: (rng.integers(0, 4, (n + 2, n + 1)), np.array([[0, 0, 0], [255, 0, 0], [0, 255, 0], [0, 0, 255]])))
+def label_palette_and_flat(labels, palette):
+    colors = np.asarray(palette, dtype=np.uint8)[labels]
+    canvas = np.zeros(labels.shape, dtype=np.int64)
+    canvas.flat[::3] = labels.flat[::3]
+    return colors, canvas, labels.flat[-1]
+
+
+@case(lambda n, rng: (rng.normal(size=(n + 2, 5)),))
+def row_ranges_apply_along_axis(x):
+    def spread(row):
+        return np.array([row.max() - row.min(), np.median(row)])
+
+    return np.apply_along_axis(spread, 1, x), np.apply_along_axis(np.sum, 0, x)
+
+
+@case(lambda n, rng: (rng.integers(0, 3, 2 * n), rng.normal(size=(3, 2 * n))))
+def select_channel_choose(which, channels):
+    return np.choose(which, channels), np.choose(which, [channels[0], -channels[1], 2 * channels[2]])
+
+
+@case(lambda n, rng: (rng.integers(0, 9, (3 * n + 1, 2)).astype(np.uint8), [0, n, n, 2 * n]))
+def segment_sums_reduceat(values, starts):
+    seg = np.add.reduceat(values, starts, axis=0)
+    peak = np.maximum.reduceat(values[:, 0], starts)
+    return seg, peak
+
+
+@case(lambda n, rng: (np.linalg.qr(rng.normal(size=(3, 3)))[0],))
+def rotation_angle_from_trace(rot):
+    cos = (np.trace(rot) - 1) / 2
+    angle = np.arccos(np.clip(cos, -1.0, 1.0))
+    axis = np.array([rot[2, 1] - rot[1, 2], rot[0, 2] - rot[2, 0], rot[1, 0] - rot[0, 1]])
+    return angle, axis / (2 * np.sin(angle) + 1e-12)
+
+
+@case(lambda n, rng: (rng.normal(size=(n + 2, 4)),))
+def ndarray_method_tour(x):
+    return (x.std(ddof=1), x.var(axis=0), x.cumprod(axis=1), x.prod(), x.round(2), x.any(axis=0),
+            x.min(axis=1, keepdims=True), x.ravel()[::2], x.flatten(), x.repeat(2, axis=0), x.ndim, x.size,
+            x.argsort(axis=0)[::-1], x.clip(min=0), x.take([0, -1], axis=1), x.T.dot(x), x.max(initial=0.0))
+
+
 # === single functions new to elena_jax, over the dtypes where NumPy's answer is subtle ======
 _RNG = np.random.default_rng(7)
 _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)
@@ -812,6 +863,14 @@ def python_max_of_traced(hist):
     return hist / max(hist.max(), 1)
 
 
+def ndarray_trace_method(m):
+    return m.trace()
+
+
+def vectorized_python_function(x):
+    return np.vectorize(lambda v: v if v > 0 else 0.0)(x)
+
+
 def histogram_auto_bins(x):
     return np.histogram(x, bins="auto")
 
@@ -851,6 +910,7 @@ def rgb_to_hsv_boolean_index_reads(rgb):
 
 
 DATA_DEPENDENT = [
+    (vectorized_python_function, lambda rng: (rng.normal(size=5),), "np.vectorize"),
     (histogram_auto_bins, lambda rng: (rng.normal(size=9),), "np.histogram(x"),
     (ufunc_reduce_of_a_list, lambda rng: (rng.uniform(size=(4, 5)) > 0.5,), "np.logical_or.reduce(shifts)"),
     (python_max_of_traced, lambda rng: (rng.integers(0, 9, 7),), "max(hist.max(), 1)"),
@@ -870,6 +930,13 @@ def test_corpus_size():
 @pytest.mark.parametrize("f,make,n,optimize", CORPUS)
 def test_extra_program_matches_numpy(f, make, n, optimize):
     check_against_numpy(f, *make(n, np.random.default_rng(100 + n)), optimize=optimize)
+
+
+def test_ndarray_trace_method_is_refused_clearly():
+    """A tracer's ``trace`` attribute is its recording; ``m.trace()`` points to np.trace."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"np\.trace\(a\)") as info:
+        elena_jax.functionalize(ndarray_trace_method, jit=False)(np.eye(3))
+    assert "return m.trace()" in str(info.value)
 
 
 @pytest.mark.parametrize("f,make,line", DATA_DEPENDENT, ids=[d[0].__name__ for d in DATA_DEPENDENT])

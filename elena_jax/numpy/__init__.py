@@ -16,8 +16,9 @@ _SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")
 
 def supported() -> list[str]:
     """Every NumPy name elena_jax traces, sorted."""
-    names = {f"numpy.{n}" for n in UFUNCS if n not in ("reduce", "accumulate", "outer", "at")}
-    names |= {f"numpy.ufunc.{m}" for m in ("reduce", "accumulate", "outer", "at")}
+    methods = ("reduce", "accumulate", "outer", "at", "reduceat")
+    names = {f"numpy.{n}" for n in UFUNCS if n not in methods}
+    names |= {f"numpy.ufunc.{m}" for m in methods if m in UFUNCS}
     for f in FUNCTIONS:
         module = getattr(f, "__module__", "numpy") or "numpy"
         prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")

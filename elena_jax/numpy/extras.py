@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
-from ..tracer import Tracer
+from ..tracer import UFUNCS, Tracer
 from ._core import implements, shape_of
 from .creation import _static, constant, intercept
 from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, jnp_function
@@ -307,3 +307,109 @@ def put_method(self, indices, values, mode="raise"):
 
 put_method.__name__ = "put"
 Tracer.put = put_method
+
+
+# --- writes and loops NumPy does in Python ---------------------------------------------
+
+_nan_to_num = jnp_function(np.nan_to_num)
+
+
+@implements(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``copy=False`` replaces in place (a write into ``x``), as NumPy does."""
+    x = _arr(x)
+    if x.dtype.kind not in "fc":
+        return x if not copy else x.copy()
+    result = _nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    if copy:
+        return result
+    x[...] = result
+    return x
+
+
+@implements(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """NumPy's Python loop over the 1-d slices, run on traced slices; the results are stacked
+    in the first result's dtype and their axes put at ``axis``, as NumPy places them."""
+    arr = _arr(arr)
+    axis = V.normalize_axis(axis, arr.ndim)
+    moved = np.moveaxis(arr, axis, -1)
+    outer = moved.shape[:-1]
+    if not all(outer):
+        raise located(ValueError, "Cannot apply_along_axis when any iteration dimensions are 0")
+    results = [_arr(func1d(moved[idx], *args, **kwargs)) for idx in np.ndindex(*outer)]
+    first = results[0]
+    out = np.stack([r.astype(first.dtype) for r in results]).reshape(outer + first.shape)
+    # NB: the result's own axes replace the iterated axis
+    return np.moveaxis(out, list(range(len(outer), out.ndim)), list(range(axis, axis + first.ndim)))
+
+
+_choose = jnp_function(np.choose)
+
+
+@implements(np.choose)
+def choose(a, choices, out=None, mode="raise"):
+    """NB: traced indices out of range are clamped (NumPy raises), as for other traced indices."""
+    return _choose(a, choices, out=out, mode="clip" if mode == "raise" else mode)
+
+
+class _Flat:
+    """``a.flat``: reads index the C-order ravel; writes go through the flat view of a
+    contiguous array."""
+
+    def __init__(self, base: Tracer) -> None:
+        self.base = base
+
+    def _view(self, writing: bool) -> Tracer:
+        if self.base.flags.c_contiguous:
+            return self.base.reshape(-1)
+        if writing:
+            raise located(UnsupportedError, "writing through .flat of a non-contiguous view")
+        return self.base.ravel()
+
+    def __getitem__(self, key):
+        return self._view(False)[key]
+
+    def __setitem__(self, key, value) -> None:
+        self._view(True)[key] = value
+
+    def __len__(self) -> int:
+        return self.base.size
+
+
+Tracer.flat = property(_Flat)
+
+
+def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """``ufunc.reduceat`` with static indices: each segment ``[i, j)`` reduced, ``a[i]`` itself
+    where ``j <= i``, as NumPy defines it; the segments joined along ``axis``."""
+    if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
+        known = indices.trace.known_value(indices)
+        if known is None:
+            raise ConcretizationError(f"np.{ufunc.__name__}.reduceat with traced indices has a "
+                                      f"data-dependent meaning\n  at {user_location()}")
+        indices = known
+    a = _arr(array)
+    axis = V.normalize_axis(axis, a.ndim)
+    idx = np.asarray(indices)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise located(TypeError, "index must be a 1-d array of integers")
+    n = a.shape[axis]
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise located(IndexError, f"index {bad[0]} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    ends = list(idx[1:]) + [n]
+    parts = []
+    for i, j in zip(idx, ends):
+        seg = np.take(a, [int(i)], axis=axis) if j <= i else \
+            ufunc.reduce(np.take(a, np.arange(i, j), axis=axis), axis=axis, dtype=dtype, keepdims=True)
+        parts.append(seg if dtype is None else seg.astype(dtype))
+    result = np.concatenate(parts, axis=axis)
+    if out is not None:
+        (target,) = out if isinstance(out, tuple) else (out,)
+        target[...] = result
+        return target
+    return result
+
+
+UFUNCS["reduceat"] = ufunc_reduceat
