@@ -57,6 +57,7 @@ import random
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import jax
@@ -730,43 +731,11 @@ def _together_failures(valid: list[Program], optimize) -> list[tuple[int, str]]:
 # matches one (narrowly: the failing step and the error) is counted as known, so that a campaign goes
 # on finding new ones; remove the entry when the bug is fixed (its xfail then fails first).
 
-def _env_before(program: Program, k: int) -> dict | None:
-    try:
-        return _run_numpy(program.steps[:k], program.inputs)
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def _scalar_augment(program: Program, message: str) -> bool:
-    """``a[i, j] op= v`` on one element: elena_jax casts same_kind in place, NumPy stores a scalar op unsafely."""
-    if "Cannot cast ufunc" not in message or "'same_kind'" not in message:
-        return False
-    for k, step in enumerate(program.steps):
-        if step[0] == "augment" and step[2] is not None:
-            env = _env_before(program, k)
-            if env is not None and isinstance(eval(f"{step[1]}[{step[2]}]", env), np.generic):
-                return True
-    return False
-
-
-def _self_copyto(program: Program, message: str) -> bool:
-    """``np.copyto(x, x)`` of a read-only view: NumPy returns at once (src is dst), elena_jax raises."""
-    if "read-only" not in message:
-        return False
-    for k, step in enumerate(program.steps):
-        if step[0] == "copyto" and step[1] == step[2]:
-            env = _env_before(program, k)
-            if env is not None and not env[step[1]].flags.writeable:
-                return True
-    return False
-
-
-KNOWN = {
-    "scalar element op= (test_fuzz REGRESSIONS: a[-2] |= 9 on bool)": _scalar_augment,
-    "np.copyto(x, x) of a read-only view (test_fuzz REGRESSIONS)": _self_copyto,
-}
-# Fixed since (their KNOWN entries removed): the empty-view KeyError of dead-write elimination, argmin of
-# empty arrays, read-only outputs checked after casts, and the sign of float floor division's zero quotient.
+# A matcher takes (minimized program, message) and says whether the failure is that bug.
+KNOWN: dict[str, Callable[[Program, str], bool]] = {}
+# Fixed since (their entries removed): the empty-view KeyError of dead-write elimination, argmin of
+# empty arrays, read-only outputs checked after casts, the sign of float floor division's zero
+# quotient, scalar-element augmented assignment (a[-2] |= 9 on bool), np.copyto(x, x) of a read-only view.
 
 
 def known_bug(program: Program, message: str) -> str | None:

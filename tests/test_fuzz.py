@@ -97,12 +97,11 @@ def test_order_dependent_and_malformed_programs_are_not_drawn_or_kept():
     assert not fuzz._well_formed(Program(raising, inputs, error=TypeError))
 
 
-def test_known_bugs_are_recognized_narrowly():
-    scalar = Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)])
-    (failure,) = batch_failures([scalar])
-    assert failure.known is not None and "a[-2] |= 9" in failure.message
-    # the same error from a write into a slice (not one scalar element) is not that bug
-    assert known_bug(Program([("augment", "a", ":1", "|", "9")], scalar.inputs), failure.message) is None
+def test_failures_matching_an_open_bug_are_counted_as_known(monkeypatch):
+    program = Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)])
+    monkeypatch.setitem(fuzz.KNOWN, "a made-up bug", lambda p, message: "made-up" in message)
+    assert known_bug(program, "a made-up failure") == "a made-up bug"
+    assert known_bug(program, "another failure") is None
 
 
 def test_rendered_program_is_runnable_numpy():
@@ -136,16 +135,12 @@ REGRESSIONS = [
     Program([("binary", "r0", "b", "!=", "-7"), ("augment", "r0", None, "+", "False")],
             [np.zeros(2), np.array([1, 11, 7], np.uint8)]),
     # campaign seed 99 (--steps 14): `a[-2] |= 9` on a bool array: a[-2] is a NumPy scalar, so the
-    # operation is np.True_ | 9 (int64) stored back with an unsafe cast; elena_jax's 0-d view refuses the cast.
-    pytest.param(Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)]),
-                 marks=pytest.mark.xfail(strict=True, reason="a[i] op= v of a scalar element is done in place "
-                                         "(same_kind cast) instead of as NumPy's scalar op and unsafe store")),
+    # operation is np.True_ | 9 (int64) stored back with an unsafe cast; elena_jax did it in place and refused.
+    Program([("augment", "a", "-2", "|", "9")], [np.array([True, True]), np.array([13], np.uint8)]),
     # campaign seed 1 (found while profiling): NumPy's copyto(dst, src) returns at once when src is dst,
     # before checking that dst is writeable, so copying a read-only diagonal() view onto itself works.
-    pytest.param(Program([("view", "v0", "a", ".diagonal(0)"), ("copyto", "v0", "v0", "v0 != 1")],
-                         [np.arange(9.0).reshape(3, 3), np.zeros(2)]),
-                 marks=pytest.mark.xfail(strict=True, reason="np.copyto(x, x) of a read-only view raises "
-                                         "ValueError; NumPy does nothing (src is dst)")),
+    Program([("view", "v0", "a", ".diagonal(0)"), ("copyto", "v0", "v0", "v0 != 1")],
+            [np.arange(9.0).reshape(3, 3), np.zeros(2)]),
     # campaign seed 77, program 153: r1 is read only through the empty view r1[1:1] (r1 itself is not returned);
     # eliminate_dead_writes dropped r1's only write and the lowering read a storage with no value (KeyError).
     Program([("ufunc", "r1", "square", "a", None), ("view", "v2", "a", ".ravel()"),

@@ -176,6 +176,8 @@ HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Tracer):
         raise located(UnsupportedError, "np.copyto into an array that is not traced")
+    if isinstance(src, Tracer) and (src.storage, src.view, src.dtype) == (dst.storage, dst.view, dst.dtype):
+        return None  # NB: NumPy returns before any check when src is dst's very memory
     trace = dst.trace
     # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
     # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
