@@ -789,6 +789,21 @@ def ndarray_method_tour(x):
             x.argsort(axis=0)[::-1], x.clip(min=0), x.take([0, -1], axis=1), x.T.dot(x), x.max(initial=0.0))
 
 
+@case(lambda n, rng: (rng.uniform(0, 1, (n + 2, n + 3, 3)), 1.4, -0.1))
+def contrast_stretch_to_uint8_unclipped(img, gain, bias):
+    # no clipping before the cast: NumPy's float -> uint8 cast wraps out-of-range values
+    out = ((img * gain + bias) * 255).astype(np.uint8)
+    canvas = np.zeros((img.shape[0] + 2,) + img.shape[1:], dtype=np.uint8)
+    canvas[1:-1] = img * 300 - 20
+    return out, canvas, (img[..., 0] * 1e10 - 5e9).astype(np.int32)
+
+
+@case(lambda n, rng: (rng.normal(size=(n + 2, 3)),))
+def empty_selection_reductions(x):
+    head = x[:0]
+    return np.max(head, axis=0, initial=-np.inf), head.sum(axis=0), np.min(x[:, :0], axis=1, initial=0.0)
+
+
 # === single functions new to elena_jax, over the dtypes where NumPy's answer is subtle ======
 _RNG = np.random.default_rng(7)
 _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)
@@ -833,6 +848,12 @@ FUNCTIONS = {
     "put_wrap": (lambda a: (a.put([1, 100], [7, 8], mode="wrap"), a)[1], _I32),
     "put_cyclic_values": (lambda a: (np.put(a, [0, 1, 2], [5, 6]), a)[1], _F64),
     "put_traced_indices": (lambda a: (a.put(a[0].astype(np.int64) + 6, 1), a)[1], _I32),
+    # NumPy's float -> int casts of NaN, infinities and out-of-range values (x86: via int32 or int64)
+    "astype_out_of_range": (lambda a: tuple(a.astype(d) for d in (np.uint8, np.int8, np.int16, np.uint16,
+                                                                  np.int32, np.int64)),
+                            np.array([300.7, -300.2, 1e10, -1e10, np.nan, np.inf, -np.inf, 70000.5, -1.5, 255.9])),
+    "astype_float32_out_of_range": (lambda a: (a.astype(np.uint8), a.astype(np.int32)),
+                                    np.array([300.7, -1.5, 3e9, np.nan], dtype=np.float32)),
 }
 
 

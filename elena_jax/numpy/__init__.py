@@ -16,9 +16,9 @@ _SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")
 
 def supported() -> list[str]:
     """Every NumPy name elena_jax traces, sorted."""
-    methods = ("reduce", "accumulate", "outer", "at", "reduceat")
-    names = {f"numpy.{n}" for n in UFUNCS if n not in methods}
-    names |= {f"numpy.ufunc.{m}" for m in methods if m in UFUNCS}
+    ufunc_methods = ("reduce", "accumulate", "outer", "at", "reduceat")
+    names = {f"numpy.{n}" for n in UFUNCS if n not in ufunc_methods}
+    names |= {f"numpy.ufunc.{m}" for m in ufunc_methods if m in UFUNCS}
     for f in FUNCTIONS:
         module = getattr(f, "__module__", "numpy") or "numpy"
         prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")

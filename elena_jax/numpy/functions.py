@@ -17,7 +17,7 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
-from ._core import fresh, implements, result_dtype, shape_of, trace_of
+from ._core import float_to_int, fresh, implements, result_dtype, shape_of, trace_of
 from .creation import asarray, constant, intercept
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
@@ -189,7 +189,7 @@ def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True)
                       f"according to the rule {casting!r}")
     if dtype == a.dtype and not copy:
         return a
-    return fresh(a.trace, "copy", [a], a.shape, dtype)
+    return float_to_int(a, dtype)
 
 
 @implements(np.concatenate)

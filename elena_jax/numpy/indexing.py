@@ -16,7 +16,7 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, Tracer, is_basic_index
-from ._core import as_operand, broadcast_shapes, fresh, implements, sequence_as_array, shape_of, trace_of
+from ._core import as_operand, broadcast_shapes, float_to_int, fresh, implements, sequence_as_array, shape_of, trace_of
 from .masked import Masked
 from .ufuncs import numpy_errors
 
@@ -101,6 +101,8 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a.trace
     a.check_writeable()
     value = sequence_as_array(value)
+    if isinstance(value, Tracer) and value.dtype.kind == "f" and a.dtype.kind in "iu":
+        value = float_to_int(value, a.dtype)  # NB: NumPy's cast of NaN and out-of-range floats
     if is_basic_index(key):
         target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
         if isinstance(value, Tracer) and value.storage is a.storage and value.view == target.view:

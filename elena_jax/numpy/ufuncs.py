@@ -172,6 +172,10 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     if ufunc.__name__ not in REDUCIBLE:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported by elena_jax")
     shape = reduced_shape(a.shape, axes, keepdims)
+    if initial is not np._NoValue and any(a.shape[i] == 0 for i in axes):
+        # NB: an empty reduction is its initial value (JAX refuses max/min of nothing)
+        a = np.broadcast_to(np.asarray(initial, res_dtype), shape)
+        axes, where, keepdims, initial = (), True, True, np._NoValue
     ins = [a] + ([where] if where is not True else [])
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
