@@ -810,6 +810,7 @@ _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)
 _U8 = _RNG.integers(0, 256, (5, 6)).astype(np.uint8)
 _F32 = _RNG.normal(size=(5, 4)).astype(np.float32)
 _F64 = _RNG.normal(size=(6, 4))
+_CASTS = np.array([300.7, -300.2, 1e10, np.nan, -1.5, 255.9])
 
 FUNCTIONS = {
     # NumPy computes these in float64 for float32 data (a float32 computation is a wrong answer)
@@ -854,7 +855,17 @@ FUNCTIONS = {
                             np.array([300.7, -300.2, 1e10, -1e10, np.nan, np.inf, -np.inf, 70000.5, -1.5, 255.9])),
     "astype_float32_out_of_range": (lambda a: (a.astype(np.uint8), a.astype(np.int32)),
                                     np.array([300.7, -1.5, 3e9, np.nan], dtype=np.float32)),
+    "copyto_unsafe_into_uint8": (lambda a: _copied_into(np.zeros(a.shape, np.uint8), a), _CASTS),
+    "ufunc_out_unsafe_masked": (lambda a: np.multiply(a, 2.0, out=np.full(a.shape, 7, np.int16), casting="unsafe",
+                                                      where=a > 0), _CASTS),
+    "divmod_out_unsafe": (lambda a: np.divmod(a, 7.0, out=(np.zeros(a.shape, np.int32), np.zeros(a.shape)),
+                                              casting="unsafe"), _CASTS),
 }
+
+
+def _copied_into(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+    return dst
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)

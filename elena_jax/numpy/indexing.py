@@ -188,6 +188,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     with numpy_errors():
         np.copyto(np.empty((), dst.dtype), probe, casting=casting)
     _check_value_shape(src, dst.shape)
+    if isinstance(src, Tracer) and src.dtype.kind == "f" and dst.dtype.kind in "iu":
+        src = float_to_int(src, dst.dtype)  # NB: casting="unsafe": NumPy's cast of NaN and out-of-range
     with numpy_errors():
         ins = [as_operand(trace, src, dst.dtype)]
     if where is True:

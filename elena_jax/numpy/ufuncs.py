@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
-from ._core import as_operand, broadcast_shapes, dtype_of, fresh, sequence_as_array, shape_of, trace_of
+from ._core import as_operand, broadcast_shapes, dtype_of, float_to_int, fresh, sequence_as_array, shape_of, trace_of
 
 # NumPy ufuncs without a JAX counterpart, or on types we refuse.
 _UNSUPPORTED = {"isnat"}
@@ -111,6 +111,12 @@ def ufunc_rule(ufunc):
                 o = fresh(trace, "full", [], shape, d, value=0)
             _check_out(ufunc, shape, loop, o, casting)
             targets.append(o)
+        if any(d.kind == "f" and t.dtype.kind in "iu" for t, d in zip(targets, loop[ufunc.nin:])):
+            # NB: an unsafe float -> integer output cast, as NumPy computes it (see float_to_int)
+            results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], **params)
+            for t, r in zip(targets, results):
+                np.copyto(t, float_to_int(r, t.dtype) if r.dtype.kind == "f" else r, casting="unsafe", where=where)
+            return targets[0] if ufunc.nout == 1 else tuple(targets)
         if where is not True:
             broadcast_shapes(shape_of(where), targets[0].shape)
             ins += [where, *targets]
