@@ -804,6 +804,16 @@ def empty_selection_reductions(x):
     return np.max(head, axis=0, initial=-np.inf), head.sum(axis=0), np.min(x[:, :0], axis=1, initial=0.0)
 
 
+@case(lambda n, rng: (np.linspace(0, 3, 4 * n + 4) ** 2 + rng.normal(scale=0.1, size=4 * n + 4),))
+def detrend_polyfit_and_smooth(y):
+    t = np.arange(y.size, dtype=float)
+    coeffs = np.polyfit(t, y, 2)
+    resid = y - np.polyval(coeffs, t)
+    smooth = np.convolve(resid, [0.25, 0.5, 0.25], mode="same")
+    phase = np.interp(np.linspace(0, 720, 7), np.linspace(0, 360, y.size, endpoint=False), resid, period=360)
+    return coeffs, smooth, phase
+
+
 # === single functions new to elena_jax, over the dtypes where NumPy's answer is subtle ======
 _RNG = np.random.default_rng(7)
 _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)

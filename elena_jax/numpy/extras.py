@@ -24,13 +24,15 @@ from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, jnp_function
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
-FLOAT_COMPUTE.update({"cov", "corrcoef", "vander", "polyval", "gradient", "linalg.pinv", "linalg.lstsq",
+FLOAT_COMPUTE.update({"cov", "corrcoef", "vander", "polyval", "polyfit", "gradient", "linalg.pinv", "linalg.lstsq",
                       "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet"})
 LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), ("nanquantile", 1),
-                      ("isin", 1), ("digitize", 1), ("polyval", 0), ("histogram", 1), ("interp", 1), ("interp", 2)})
+                      ("isin", 1), ("digitize", 1), ("polyval", 0),
+                      ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
+                      ("interp", 1), ("interp", 2)})
 
 EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "vander", "isin", "ediff1d", "block",
-                 "nanpercentile", "nanquantile", "digitize", "diagflat", "polyval"]
+                 "nanpercentile", "nanquantile", "digitize", "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
