@@ -814,6 +814,15 @@ def detrend_polyfit_and_smooth(y):
     return coeffs, smooth, phase
 
 
+@case(lambda n, rng: (_boxes(n + 2, rng), rng.uniform(size=n + 2)))
+def confident_box_statistics(boxes, scores, thr=0.4):
+    keep = scores > thr
+    dets = boxes[keep]
+    dets[:, 2:] -= dets[:, :2]  # to widths and heights, on the selection (a copy, as in NumPy)
+    dets[:, 0] += 1
+    return dets[:, 2].mean(), (dets[:, 3] > 10).sum(), dets.sum(), boxes
+
+
 # === single functions new to elena_jax, over the dtypes where NumPy's answer is subtle ======
 _RNG = np.random.default_rng(7)
 _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)
@@ -913,6 +922,11 @@ def vectorized_python_function(x):
     return np.vectorize(lambda v: v if v > 0 else 0.0)(x)
 
 
+def selection_row_index(boxes, scores):
+    dets = boxes[scores > 0.5]
+    return dets[0]
+
+
 def histogram_auto_bins(x):
     return np.histogram(x, bins="auto")
 
@@ -952,6 +966,7 @@ def rgb_to_hsv_boolean_index_reads(rgb):
 
 
 DATA_DEPENDENT = [
+    (selection_row_index, lambda rng: (_boxes(4, rng), rng.uniform(size=4)), "dets = boxes[scores"),
     (vectorized_python_function, lambda rng: (rng.normal(size=5),), "np.vectorize"),
     (histogram_auto_bins, lambda rng: (rng.normal(size=9),), "np.histogram(x"),
     (ufunc_reduce_of_a_list, lambda rng: (rng.uniform(size=(4, 5)) > 0.5,), "np.logical_or.reduce(shifts)"),

@@ -68,6 +68,29 @@ class Masked:
     def __array__(self, dtype=None, copy=None):
         return self._shape_needed("using it as an array")
 
+    def _inner_key(self, key):
+        """The index into ``values`` of ``selection[key]`` when ``key`` keeps every selected
+        element (``k[:, 0]``: whole slices over the masked axes); else the shape is needed."""
+        key = key if isinstance(key, tuple) else (key,)
+        head, rest = key[: self.mask.ndim], key[self.mask.ndim:]
+        if len(head) < self.mask.ndim or any(k != slice(None) for k in head if isinstance(k, slice)) \
+                or not all(isinstance(k, slice) for k in head) or any(k is Ellipsis or k is None for k in rest):
+            return self._shape_needed("indexing")
+        return head + rest
+
+    def __getitem__(self, key):
+        return Masked(self.values[self._inner_key(key)], self.mask)
+
+    def __setitem__(self, key, value) -> None:
+        inner = self._inner_key(key)
+        if isinstance(value, Masked):  # NB: k[:, 0] += 1 ends with k[:, 0] = (k[:, 0] + 1)
+            if value.mask is not self.mask or value.values.shape != self.values[inner].shape:
+                return self._shape_needed("combining selections of different masks")
+            value = value.values
+        elif np.ndim(value) > 0 and not (isinstance(value, Tracer) and value.size == 1):
+            return self._shape_needed("assigning an array to part of it")
+        self.values[inner] = value
+
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method != "__call__" or kwargs.get("where", True) is not True:
             return self._shape_needed(f"np.{ufunc.__name__}.{method}")
