@@ -823,6 +823,65 @@ def confident_box_statistics(boxes, scores, thr=0.4):
     return dets[:, 2].mean(), (dets[:, 3] > 10).sum(), dets.sum(), boxes
 
 
+@case(lambda n, rng: (rng.uniform(0, 200, (n + 4, n + 5)),))
+def rescale_intensity_percentiles(img):
+    lo, hi = np.percentile(img, (2, 98))
+    out = np.clip(img, lo, hi)
+    out = (out - lo) / (hi - lo) * 255.0
+    peak = np.unravel_index(np.argmax(img), img.shape)
+    return out.astype(np.uint8), img[peak], peak
+
+
+@case(lambda n, rng: (rng.uniform(0, 255, (n + 4, n + 5)), np.array([[0.9, -0.2, 1.5], [0.15, 1.1, -0.7]])))
+def warp_affine_nearest(img, m):
+    h, w = img.shape
+    a = np.vstack([m, [0.0, 0.0, 1.0]])
+    inv = np.linalg.inv(a)
+    ys, xs = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    pts = np.stack([xs.ravel(), ys.ravel(), np.ones(h * w)])
+    src = inv @ pts
+    sx = np.round(src[0]).astype(np.int64)
+    sy = np.round(src[1]).astype(np.int64)
+    valid = (sx >= 0) & (sx < w) & (sy >= 0) & (sy < h)
+    vals = img[np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)]
+    return np.where(valid, vals, 0.0).reshape(h, w)
+
+
+@case(lambda n, rng: (rng.normal(size=4 * n + 4), 0.8))
+def iir_one_pole_lowpass(x, alpha):
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = alpha * y[i - 1] + (1 - alpha) * x[i]
+    return y
+
+
+@case(lambda n, rng: (rng.normal(size=(n + 3, 2)), 0.1))
+def kalman_constant_velocity(measurements, dt):
+    f = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+    h = np.eye(2, 4)
+    q = np.eye(4) * 1e-3
+    r = np.eye(2) * 0.5
+    x = np.zeros(4)
+    p = np.eye(4)
+    track = np.zeros((measurements.shape[0], 4))
+    for k in range(measurements.shape[0]):
+        x = f @ x
+        p = f @ p @ f.T + q
+        s = h @ p @ h.T + r
+        gain = p @ h.T @ np.linalg.inv(s)
+        x = x + gain @ (measurements[k] - h @ x)
+        p = (np.eye(4) - gain @ h) @ p
+        track[k] = x
+    return track, p
+
+
+@case(lambda n, rng: (rng.normal(size=(2, n + 1, 3)), rng.normal(size=(3, 4)), rng.normal(size=(4, 2))))
+def einsum_chains(a, b, c):
+    return (np.einsum("ij,jk,kl->il", a[0], b, c), np.einsum("...ij,jk->...ik", a, b),
+            np.einsum("bij->bj", a), np.einsum("ii->i", b[:, :3]), np.einsum("ij,ij", a[0], a[1]))
+
+
 # === single functions new to elena_jax, over the dtypes where NumPy's answer is subtle ======
 _RNG = np.random.default_rng(7)
 _I32 = _RNG.integers(-5, 6, (5, 4)).astype(np.int32)

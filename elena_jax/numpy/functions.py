@@ -473,7 +473,7 @@ def _prepare(name, args, kwargs, dtypes):
     """Operands as JAX must see them for NumPy's answer (see the tables above)."""
     args = list(args)
     for i, a in enumerate(args):
-        if (name, i) in LIST_AS_ARRAY and isinstance(a, list) and not _has_tracer(a):
+        if (name, i) in LIST_AS_ARRAY and isinstance(a, (list, tuple)) and not _has_tracer(a):
             args[i] = np.asarray(a)
         elif name in BOOL_AS_INT and i < 2 and isinstance(a, (int, float, complex)):
             args[i] = np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
