@@ -21,7 +21,7 @@ import pytest
 import elena_jax
 from elena_jax.testing import check_against_numpy
 
-SIZES = (3, 8)
+SIZES = (3, 6)
 CORPUS = []
 
 
@@ -856,7 +856,7 @@ def iir_one_pole_lowpass(x, alpha):
     return y
 
 
-@case(lambda n, rng: (rng.normal(size=(n + 3, 2)), 0.1))
+@case(lambda n, rng: (rng.normal(size=(n // 2 + 2, 2)), 0.1))
 def kalman_constant_velocity(measurements, dt):
     f = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
     h = np.eye(2, 4)
@@ -946,10 +946,15 @@ def _copied_into(dst, src):
     return dst
 
 
+# NB: jitted, XLA fuses the float32 edges' i * step + first (excess precision): the density of
+# float32 data without a range then differs from NumPy's in float32's last bits (docs/design.md)
+OP_BY_OP = {"histogram_float32_density"}
+
+
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_new_function_matches_numpy(name):
     f, x = FUNCTIONS[name]
-    check_against_numpy(f, x.copy(), jit=False, optimize=(True,))
+    check_against_numpy(f, x.copy(), jit=name not in OP_BY_OP, optimize=(True,))
 
 
 def test_diag_of_a_matrix_is_a_read_only_view():
