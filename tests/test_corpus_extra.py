@@ -933,6 +933,11 @@ FUNCTIONS = {
                             np.array([300.7, -300.2, 1e10, -1e10, np.nan, np.inf, -np.inf, 70000.5, -1.5, 255.9])),
     "astype_float32_out_of_range": (lambda a: (a.astype(np.uint8), a.astype(np.int32)),
                                     np.array([300.7, -1.5, 3e9, np.nan], dtype=np.float32)),
+    "trapezoid_uint8_wraps": (lambda a: (np.trapezoid(a, axis=1), np.trapezoid(a, x=[0.0, 1.0, 3.0])), _U8[:2, :3]),
+    "average_list_weights": (lambda a: np.average(a, axis=0, weights=[1, 3, 2, 1, 1], returned=True), _U8[:, :2]),
+    "quantile_methods": (lambda a: (np.quantile(a, [0.25, 0.5], axis=0, method="lower"),
+                                    np.percentile(a, 50, method="midpoint"),
+                                    np.quantile(a, 0.3, method="inverted_cdf")), _F64),
     "copyto_unsafe_into_uint8": (lambda a: _copied_into(np.zeros(a.shape, np.uint8), a), _CASTS),
     "ufunc_out_unsafe_masked": (lambda a: np.multiply(a, 2.0, out=np.full(a.shape, 7, np.int16), casting="unsafe",
                                                       where=a > 0), _CASTS),
@@ -1051,6 +1056,16 @@ def test_corpus_size():
 @pytest.mark.parametrize("f,make,n,optimize", CORPUS)
 def test_extra_program_matches_numpy(f, make, n, optimize):
     check_against_numpy(f, *make(n, np.random.default_rng(100 + n)), optimize=optimize)
+
+
+def test_quantile_nearest_is_refused_clearly():
+    """JAX rounds half-way indices of method='nearest' otherwise than NumPy (half to even)."""
+    def f(x):
+        return np.quantile(x, 0.3, method="nearest")
+
+    with pytest.raises(elena_jax.UnsupportedError, match="nearest") as info:
+        elena_jax.functionalize(f)(np.arange(6.0))
+    assert "test_corpus_extra.py" in str(info.value)
 
 
 def test_ndarray_trace_method_is_refused_clearly():

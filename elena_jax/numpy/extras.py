@@ -31,8 +31,25 @@ LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), 
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
                       ("interp", 1), ("interp", 2)})
 
+def _refuse_nearest(func):
+    """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy
+    (half to even): refused rather than a different answer."""
+    generic = jnp_function(func)
+
+    def impl(a, q, *args, **kwargs):
+        if kwargs.get("method") == "nearest" or kwargs.get("interpolation") == "nearest":
+            raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
+        return generic(a, q, *args, **kwargs)
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
+    implements(_f)(_refuse_nearest(_f))
+
 EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "vander", "isin", "ediff1d", "block",
-                 "nanpercentile", "nanquantile", "digitize", "diagflat", "polyval", "polyfit"]
+                 "digitize", "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
@@ -415,3 +432,23 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
 
 
 UFUNCS["reduceat"] = ufunc_reduceat
+
+
+@implements(np.trapezoid)
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's own formula on traced operands, so its dtypes follow: ``y[1:] + y[:-1]`` is summed
+    in the data's type (uint8 wraps) before the float multiply."""
+    y = _arr(y)
+    axis = V.normalize_axis(axis, y.ndim)
+    if x is None:
+        d = dx
+    else:
+        x = x if isinstance(x, Tracer) else np.asarray(x)
+        if x.ndim == 1:
+            d = np.diff(x)
+            d = d.reshape([d.shape[0] if i == axis else 1 for i in range(y.ndim)])
+        else:
+            d = np.diff(x, axis=axis)
+    hi = tuple(slice(1, None) if i == axis else slice(None) for i in range(y.ndim))
+    lo = tuple(slice(None, -1) if i == axis else slice(None) for i in range(y.ndim))
+    return (d * (y[hi] + y[lo]) / 2.0).sum(axis)

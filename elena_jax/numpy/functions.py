@@ -458,15 +458,15 @@ def _sort_kind(kwargs: dict) -> dict:
 # JAX would otherwise compute in its own default float.
 FLOAT_COMPUTE = {"std", "var", "median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
-                 "quantile", "nanpercentile", "nanquantile", "trapezoid", "interp"}
+                 "quantile", "nanpercentile", "nanquantile", "interp"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
 WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
                "matvec", "vecmat"}
-# Static list arguments that JAX wants as arrays: (function, position) pairs.
-LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0)}
+# Static list arguments that JAX wants as arrays: (function, position or keyword) pairs.
+LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0), ("average", "weights")}
 
 
 def _prepare(name, args, kwargs, dtypes):
@@ -477,6 +477,8 @@ def _prepare(name, args, kwargs, dtypes):
             args[i] = np.asarray(a)
         elif name in BOOL_AS_INT and i < 2 and isinstance(a, (int, float, complex)):
             args[i] = np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
+    kwargs = {k: np.asarray(v) if (name, k) in LIST_AS_ARRAY and isinstance(v, (list, tuple)) and not _has_tracer(v)
+              else v for k, v in kwargs.items()}
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
     target = None
