@@ -182,13 +182,14 @@ for r in big:
     print(f"{r['case']:20s} {speedup(r, 'elena_jax'):9.2f} {at:7.2f} {best:8.2f}")'''),
     ("md", "## Where elena_jax wins and where it loses\n\nRead the table above (ratios below 1 mean elena_jax "
            "is faster). The pattern in the committed run: elena_jax beats idiomatic `.at[].set()` code wherever "
-           "that code keeps scatters or chains of updates (the strided box decoders), because the write "
-           "coalescing pass turns strided writes into one fused select and never emits a scatter. It still "
-           "loses to the best hand restructuring where the person computes differently, not just lays the "
-           "writes out differently: one vectorized expression over all channels (`normalize_channels`), a "
-           "padded array instead of shifted views (`box_blur`, `jacobi`), one expression instead of a "
-           "write followed by in-place updates of the whole buffer (`bbox2delta`, `xyxy_xywh`); and on "
-           "tiny inputs, where the call overhead of any JAX program exceeds NumPy's time. "
+           "that code keeps scatters or chains of updates (the strided box decoders), because the passes "
+           "forward every column read to the value that wrote it and place all columns with one select or "
+           "one fused set of update slices, never a scatter. It still loses to the best hand restructuring "
+           "where the person computes differently, not just lays the writes out differently: one "
+           "vectorized expression over all four lanes of an (N, 4) array (`delta2bbox`, `tblr2bbox`, "
+           "`normalize_channels`), a padded array instead of shifted views (`box_blur`), a mask over the "
+           "whole grid instead of an interior write (`jacobi`); and on tiny inputs, where the call overhead "
+           "of any JAX program exceeds NumPy's time. "
            "Code with data-dependent Python control flow (greedy NMS) "
            "is refused with a clear error; its place is the Numba kernel path."),
 ]
