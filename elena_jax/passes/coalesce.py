@@ -24,6 +24,7 @@ from __future__ import annotations
 from ..ir import Access, Op, Program
 from ..view import contiguous, index, overlap, same_elements
 from ._rewrite import copy_program, reshaped, temporary
+from .lanes import LIMIT
 
 
 def _runs(ops: list[Op], storage) -> list[list[int]]:
@@ -100,7 +101,7 @@ def _read_run_values(op: Op, storage, values: list[Access], views: list) -> Op:
     return op if ins == op.ins else Op(op.prim, ins, op.outs, op.params, op.where)
 
 
-def _split_lanes(values, views, limit: int = 16):
+def _split_lanes(values, views, limit: int = LIMIT):
     """Split writes along a short last axis into one write per lane.
 
     ``loc[:, :2] *= h`` becomes lanes ``loc[:, 0]`` and ``loc[:, 1]``; a later

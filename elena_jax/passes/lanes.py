@@ -14,7 +14,7 @@ a fill that coalescing and dead-write elimination remove again. Whole copies
 (``c = b.copy()``) of lane-written arrays count as lane-written.
 
 Only ufunc ops without a ``where=`` mask are split, when the written
-view has at least two axes and a last axis of 2 to 16 elements, every array
+view has at least two axes and a last axis of 2 to LIMIT (8) elements, every array
 operand has that shape or broadcasts along the last axis (size 1 there), and
 no operand overlaps the written view other than lane for lane (so one lane's
 write never changes what a later lane reads).
@@ -26,7 +26,9 @@ from ..ir import Access, Op, Program
 from ..view import index, overlap
 from ._rewrite import copy_program
 
-LIMIT = 16
+# NB: lanes are short interleaved axes (box coordinates, colour channels, landmark pairs); a
+# spatial axis of a small image split into 15 lanes made XLA's compile take 10 s (box blur, 14x15).
+LIMIT = 8
 
 
 def _splittable(op: Op) -> bool:
