@@ -164,6 +164,15 @@ REGRESSIONS = [
     # elena_jax gave -0.0 (jnp.floor_divide), and arctan2(-0.0, -0.0) then -pi instead of 0.
     Program([("binary", "r0", "a", "//", "-1.25"), ("ufunc_out", "arctan2", "r0", "r0", "r0", None)],
             [np.array([-0.5, 0.5, 3.0]), np.zeros(2)]),
+    # campaign seed 2029, program 11665: NumPy lays out a reduction's (and a ufunc's) result in its input's
+    # memory order (order 'K'), so r2 of the transposed input is F-ordered and r2.ravel() is a copy; elena_jax's
+    # results are always C-ordered, its ravel is a view and the in-place sort changes r2. OPEN BUG.
+    pytest.param(Program([("view", "v0", "a", ".T"), ("reduce", "r2", "v0", "mean", 2, False),
+                          ("view", "v3", "r2", ".ravel()"), ("method", "v3", "sort(axis=-1)")],
+                         [np.arange(64).reshape(4, 4, 4) % 7 - 3, np.zeros(2)]),
+                 marks=pytest.mark.xfail(strict=True, reason="fresh results are C-ordered; NumPy's follow the "
+                                         "inputs' layout, so ravel/reshape of them can be a view here and a copy "
+                                         "in NumPy (a write through it is then a different answer)")),
 ]
 
 
