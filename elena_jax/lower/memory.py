@@ -58,14 +58,11 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
     b = _box(flat, v, shape)
     if b is None or b.broadcast:
         return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
-    if not (b.unit_steps and b.length == flat.shape[0] and b.dims == tuple(shape)):
-        # NB: XLA:CPU (jaxlib 0.10.2) miscompiled an in-place dynamic_update_slice
-        # of a buffer reshaped to other dims while a pre-update read of it was
-        # pending (tests/test_lower.py has the repro); those writes are selects.
-        return place(flat, v, shape, value)
-    if 2 * v.size >= flat.shape[0]:
-        # NB: most of the buffer: a dynamic_update_slice whose value reads the old buffer makes
-        # XLA copy it first, where one select is one fused pass (Jacobi sweeps at 1e6: 2.3x)
+    # NB: XLA:CPU (jaxlib 0.10.2) miscompiled an in-place dynamic_update_slice of a buffer
+    # reshaped to other dims while a pre-update read of it was pending (tests/test_lower.py has
+    # the repro); and for most of the buffer, a dynamic_update_slice whose value reads the old
+    # buffer makes XLA copy it first, where one select is one fused pass (Jacobi at 1e6: 2.3x).
+    if not (b.unit_steps and b.length == flat.shape[0] and b.dims == tuple(shape)) or 2 * v.size >= flat.shape[0]:
         return place(flat, v, shape, value)
     u = _to_box(b, v, value)
     return lax.dynamic_update_slice(flat.reshape(b.dims), u, b.starts).reshape(-1)

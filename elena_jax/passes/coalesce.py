@@ -86,10 +86,9 @@ def coalesce_writes(program: Program) -> Program:
             values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
-            last = new.ops[run[-1]]
             assemble = Op("assemble", ins, (Access.whole(storage),),
                           dict(views=tuple(views), covering=covering), where)
-            new.ops[run[-1]] = [last, assemble] if last is not None else [assemble]
+            new.ops[run[-1]] = [new.ops[run[-1]], assemble]
         new.ops = _flatten(new.ops)
     return new if changed else program
 
@@ -126,6 +125,6 @@ def _flatten(ops):
     for op in ops:
         if isinstance(op, list):
             out.extend(op)
-        elif op is not None:
+        else:
             out.append(op)
     return out

@@ -16,6 +16,8 @@ update slices compute each piece only over its own elements, in one fusion.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..ir import Access, Op, Program
 from ..view import overlap, same_elements
 from ._rewrite import copy_program, reshaped
@@ -43,14 +45,13 @@ def _merged(a: Op, b: Op, size: int) -> Op | None:
 def merge_assembles(program: Program) -> Program:
     ops = list(program.ops)
     last: dict[int, int] = {}  # storage id -> index of the assemble that wrote it, while unread
-    changed = False
     for j, op in enumerate(ops):
         if op.prim == "assemble" and not op.params["covering"]:
             target = op.outs[0].storage
             i = last.get(target.id)
             merged = None if i is None else _merged(ops[i], op, target.size)
             if merged is not None:
-                ops[j], changed = merged, True
+                ops[j] = merged
         passthrough = op.ins[-1] if op.prim == "assemble" and not op.params["covering"] else None
         for a in op.reads():
             if a is not passthrough:
@@ -59,8 +60,8 @@ def merge_assembles(program: Program) -> Program:
             last.pop(a.storage.id, None)
         if op.prim == "assemble":
             last[op.outs[0].storage.id] = j
-    ops = [_lowering(ops, i) if op.prim == "assemble" else op for i, op in enumerate(ops)]
-    if not changed and ops == program.ops:
+    ops = _lowerings(ops)
+    if ops == program.ops:  # NB: ops compare by identity; a merged or re-marked op is a new one
         return program
     new = copy_program(program)
     new.ops = ops
@@ -73,10 +74,19 @@ EXPENSIVE = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "c
              "arcsinh", "arccosh", "arctanh", "hypot", "floor_divide", "remainder", "fmod", "logaddexp"}
 
 
-def _lowering(ops: list[Op], i: int) -> Op:
-    op = ops[i]
-    params = {**op.params, "materialize": _read_in_part(ops, i), "slices": _all_expensive(ops, i)}
-    return op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
+def _lowerings(ops: list[Op]) -> list[Op]:
+    """Every assemble marked with how it is lowered, in one pass over the program."""
+    writer: dict[int, Op] = {}  # storage id -> its latest writer so far
+    uses: Counter[int] = Counter()  # storage id -> reads so far
+    out = []
+    for i, op in enumerate(ops):
+        if op.prim == "assemble":
+            params = {**op.params, "materialize": _read_in_part(ops, i), "slices": _all_expensive(op, writer, uses)}
+            op = op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
+        out.append(op)
+        uses.update(a.storage.id for a in op.reads())
+        writer.update((a.storage.id, op) for a in op.outs)
+    return out
 
 
 def _read_in_part(ops: list[Op], i: int) -> bool:
@@ -90,15 +100,9 @@ def _read_in_part(ops: list[Op], i: int) -> bool:
     return False
 
 
-def _all_expensive(ops: list[Op], i: int) -> bool:
-    """Whether every piece of assemble ``i`` is computed by an expensive ufunc of its own: one
-    reached through values that nothing else reads (shared values XLA computes once anyway)."""
-    writer, uses = {}, {}
-    for op in ops[:i]:
-        for a in op.reads():
-            uses[a.storage.id] = uses.get(a.storage.id, 0) + 1
-        for a in op.outs:
-            writer[a.storage.id] = op
+def _all_expensive(assemble: Op, writer: dict[int, Op], uses: Counter[int]) -> bool:
+    """Whether every piece of ``assemble`` is computed by an expensive ufunc of its own: one
+    reached through values read only once before it (shared values XLA computes once anyway)."""
 
     def expensive(storage_id: int, depth: int = 0) -> bool:
         op = writer.get(storage_id)
@@ -108,5 +112,5 @@ def _all_expensive(ops: list[Op], i: int) -> bool:
             return True
         return any(uses.get(a.storage.id) == 1 and expensive(a.storage.id, depth + 1) for a in op.reads())
 
-    pieces = ops[i].ins[: len(ops[i].params["views"])]
+    pieces = assemble.ins[: len(assemble.params["views"])]
     return all(isinstance(u, Access) and expensive(u.storage.id) for u in pieces)
