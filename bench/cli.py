@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .cases import CASES
 from .harness import PEERS, run_case
-from .report import machine, rewrite, write
+from .report import machine, render, write
 
 RESULTS = Path(__file__).parent / "results"
 QUICK_SKIP = {"torch_compile": "not run under --quick (Inductor compiles take 5-50 s per case)"}
@@ -50,8 +50,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap = parser()
     args = ap.parse_args(argv)
     if args.report:
-        print("wrote " + ", ".join(rewrite(Path(args.report))), file=sys.stderr)
-        return json.loads(Path(args.report).read_text())
+        report = json.loads(Path(args.report).read_text())
+        report["outputs"] = render(report, Path(args.report))
+        print("wrote " + ", ".join(report["outputs"]), file=sys.stderr)
+        return report
     import jax
 
     if args.device == "gpu" and not any(d.platform == "gpu" for d in jax.devices()):

@@ -63,12 +63,16 @@ def machine() -> dict:
     }
 
 
+def _ratio(row: dict, a: str, b: str, key: str = "median_s") -> float | None:
+    ra, rb = row["results"].get(a, {}), row["results"].get(b, {})
+    if ra.get("status") != "ok" or rb.get("status") != "ok" or not ra.get(key) or not rb.get(key):
+        return None
+    return ra[key] / rb[key]
+
+
 def speedup(row: dict, peer: str) -> float | None:
     """NumPy's median time over the peer's, or None when either did not run."""
-    r, base = row["results"].get(peer, {}), row["results"].get("numpy", {})
-    if r.get("status") != "ok" or base.get("status") != "ok":
-        return None
-    return base["median_s"] / r["median_s"]
+    return _ratio(row, "numpy", peer)
 
 
 def _ms(seconds: float) -> str:
@@ -93,13 +97,6 @@ def _cell(row: dict, peer: str) -> str:
         return r.get("status", "-")
     s = speedup(row, peer)
     return _ms(r["median_s"]) + (f" ({s:.2g}x)" if s is not None and peer != "numpy" else "")
-
-
-def _ratio(row: dict, a: str, b: str, key: str = "median_s") -> float | None:
-    ra, rb = row["results"].get(a, {}), row["results"].get(b, {})
-    if ra.get("status") != "ok" or rb.get("status") != "ok" or not ra.get(key) or not rb.get(key):
-        return None
-    return ra[key] / rb[key]
 
 
 def targets(rows: list[dict]) -> list[str]:
@@ -258,13 +255,13 @@ def plots(report: dict, stem: Path) -> list[str]:
 def write(report: dict, out: Path) -> list[str]:
     """The JSON report at ``out``, with its markdown report and plots beside it; their paths."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
-    return rewrite(out)
+    text = json.dumps(report, indent=1) + "\n"
+    out.write_text(text)
+    return render(json.loads(text), out)  # NB: rendered as `--report` renders the file
 
 
-def rewrite(out: Path) -> list[str]:
+def render(report: dict, out: Path) -> list[str]:
     """The markdown report and plots of the JSON report at ``out``, (re)written; all paths."""
-    report = json.loads(out.read_text())
     stem = out.with_suffix("")
     stem.with_suffix(".md").write_text(markdown(report))
     return [str(out), str(stem.with_suffix(".md")), *plots(report, stem)]
