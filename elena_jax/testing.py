@@ -17,7 +17,7 @@ from ._aliases import copy_tree
 from ._api import functionalize
 
 #: Default relative tolerance by float width: XLA may fuse, reassociate reductions and use FMAs.
-_RTOL = {16: 1e-3, 32: 1e-5, 64: 1e-12}
+RTOL = {16: 1e-3, 32: 1e-5, 64: 1e-12}
 
 
 def assert_same(got, want, rtol: float | None = None, atol: float | None = None, what: str = "result") -> None:
@@ -26,7 +26,7 @@ def assert_same(got, want, rtol: float | None = None, atol: float | None = None,
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != NumPy's {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape} != NumPy's {want.shape}"
     if want.dtype.kind in "fc":
-        rtol = _RTOL.get(np.finfo(want.dtype).bits, 1e-12) if rtol is None else rtol
+        rtol = RTOL.get(np.finfo(want.dtype).bits, 1e-12) if rtol is None else rtol
         # XLA may contract a*b+c into one rounding (FMA): allow that much absolute error.
         finite = np.abs(want[np.isfinite(want)])
         scale = float(finite.max(initial=1.0))

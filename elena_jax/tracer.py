@@ -92,13 +92,22 @@ class Trace:
         """A fresh array: a new storage written whole by one op."""
         return self.define_many(prim, ins, [(shape, dtype)], origin, **params)[0]
 
-    def define_many(self, prim: str, ins, results, origin: str = "", /, **params) -> list[Tracer]:
+    def define_many(self, prim: str, ins, results, origin: str = "", /, layout: tuple[int, ...] | None = None,
+                    **params) -> list[Tracer]:
+        """Fresh arrays written whole by one op, in C order or with their axes laid out in memory
+        in the order ``layout`` (outermost first). With a layout, the op is elementwise: it
+        computes in memory order on operands transposed to it, and the results are views back."""
+        if layout is not None and list(layout) != sorted(layout):
+            ins = [_transposed(x, layout) for x in ins]
+            results = [([shape[i] for i in layout], dtype) for shape, dtype in results]
         outs = []
         for shape, dtype in results:
             s = self.new_storage(shape, dtype, origin or f"{prim} at {user_location()}")
             outs.append(Tracer(self, s, V.contiguous(s.shape)))
         self.record(prim, [self.operand(x) for x in ins], [t.access for t in outs], params)
-        return outs
+        if layout is None or list(layout) == sorted(layout):
+            return outs
+        return [Tracer(self, t.storage, V.transpose(t.view, np.argsort(layout))) for t in outs]
 
     def known_value(self, t: Tracer) -> np.ndarray | None:
         """The value of ``t`` if it is known at trace time, else None."""
@@ -117,6 +126,15 @@ class Trace:
             d.check_writeable()
             self.known.pop(d.storage.id, None)
         self.record(prim, [self.operand(x) for x in ins], [d.access for d in dsts], params)
+
+
+def _transposed(x: Any, axes: tuple[int, ...]) -> Any:
+    """Operand ``x`` of an elementwise op, broadcast to ``len(axes)`` dims and transposed."""
+    if isinstance(x, Tracer):
+        return x.view_of(V.transpose(V.index(x.view, (None,) * (len(axes) - x.ndim)), axes))
+    if isinstance(x, np.ndarray):
+        return x[(None,) * (len(axes) - x.ndim)].transpose(axes)
+    return x  # a Python scalar
 
 
 def constant_value(x: Any) -> np.ndarray:
@@ -298,16 +316,31 @@ class Tracer:
         if not self.writeable:
             raise located(ValueError, "assignment destination is read-only")
 
+    def _index_order(self, order: str, allowed: str = "CFA") -> str:
+        """``order`` of reshape/ravel as C or F (A: F for Fortran-contiguous arrays only)."""
+        if order not in allowed:
+            raise located(ValueError, f"order must be one of {', '.join(map(repr, allowed))} (got {order!r})")
+        if order == "A":
+            return "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
+        return order
+
     def reshape(self, *shape, order: str = "C") -> Tracer:
-        if order not in ("C", "A"):
-            raise located(UnsupportedError, f"reshape with order={order!r}")
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        if self._index_order(order) == "F":  # NB: Fortran index order is C order of the reversed axes
+            shape = V.resolve_shape(shape, self.size)
+            return self.T.reshape(shape[::-1]).T
         new = V.reshape(self.view, shape)
         if new is None:  # NB: NumPy copies when no view can express the result
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)
 
     def ravel(self, order: str = "C") -> Tracer:
+        """A view exactly where NumPy's ravel in ``order`` is one: F is the C ravel of the reversed
+        axes, K the C ravel of the axes by decreasing |stride| (negative strides read forwards)."""
+        if order == "K":
+            return self.transpose(sorted(range(self.ndim), key=lambda i: -abs(self.view.strides[i]))).ravel()
+        if self._index_order(order, "CFAK") == "F":
+            return self.T.ravel()
         if V.is_c_contiguous(self.view):
             return self.view_of(V.reshape(self.view, (-1,)))
         return HOOKS["copy"](self).reshape(-1)

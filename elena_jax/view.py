@@ -269,6 +269,40 @@ def broadcast_to(v: View, shape: Sequence[int]) -> View:
     return View.make(shape, strides, v.offset)
 
 
+# --- memory order of new arrays -------------------------------------------------
+
+
+def _c_ordered(v: View) -> bool:
+    steps = [abs(s) for s in v.strides if s]
+    return all(a >= b for a, b in zip(steps, steps[1:]))
+
+
+def keep_order(shape: Sequence[int], views: Sequence[View]) -> tuple[int, ...]:
+    """NumPy's memory order (axes, outermost first) of a new array of ``shape``
+    computed elementwise from ``views`` (each broadcast to it): ``order='K'``.
+
+    ``a.T + 1`` is laid out like ``a.T`` (Fortran order), and that decides
+    whether a later ``ravel`` of it is a view or a copy. NumPy's iterator
+    decides by comparing strides pairwise; rather than restate its rules, we
+    ask it, with small probes that keep each operand's stride ranks and signs.
+    """
+    shape = tuple(shape)
+    views = [broadcast_to(v, shape) for v in views]
+    if 0 in shape or all(_c_ordered(v) for v in views):
+        return tuple(range(len(shape)))
+    small = tuple(min(n, 2) for n in shape)
+    probes = []
+    for v in views:
+        ranks = sorted({abs(s) for s in v.strides if s})
+        strides = [ranks.index(abs(s)) + 1 if s else 0 for s in v.strides]
+        buffer = np.zeros(1 + sum((n - 1) * s for n, s in zip(small, strides)), np.uint8)
+        x = np.lib.stride_tricks.as_strided(buffer, small, strides)
+        probes.append(x[tuple(slice(None, None, -1 if s < 0 else 1) for s in v.strides)])
+    it = np.nditer(probes + [None], ["zerosize_ok"], [["readonly"]] * len(probes) + [["writeonly", "allocate"]])
+    out = it.operands[-1].strides
+    return tuple(sorted(range(len(shape)), key=lambda i: -out[i]))
+
+
 # --- element sets -------------------------------------------------------------
 
 

@@ -1040,7 +1040,6 @@ def test_array_copy_keyword():
     check_against_numpy(array_copy_false_or_none_is_the_array, F)
 
 
-@pytest.mark.xfail(strict=True, reason="Tracer.ravel (the method) ignores order=; np.ravel honours it")
 def test_ravel_method_order():
     check_against_numpy(lambda a: (a.T.ravel("K").__setitem__(1, 6.0), a)[1], F)
 
@@ -1340,10 +1339,73 @@ def ravel_of_a_result_computed_from_a_transpose(a):
     return c, r
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN BUG: elena_jax's results are C-ordered, NumPy's follow the inputs' "
-                   "layout (order 'K'), so c.ravel() is a view in elena_jax and a copy in NumPy")
 def test_ravel_of_a_result_follows_numpys_layout():
     check_against_numpy(ravel_of_a_result_computed_from_a_transpose, np.arange(6.0).reshape(2, 3))
+
+
+# --- results laid out in memory as NumPy lays them out (order 'K'), so later views are views exactly there --
+def _three_d(a):
+    return a.reshape(2, 3, 2).transpose(2, 1, 0)  # NB: neither C nor Fortran ordered
+
+
+LAID_OUT = {
+    "ufunc": lambda t: np.sin(t), "binary_operator": lambda t: t * t + 1, "comparison": lambda t: t > 3,
+    "divmod": lambda t: np.divmod(t, 3)[1], "ufunc_where": lambda t: np.add(t, 1, out=np.zeros_like(t), where=t > 3),
+    "where": lambda t: np.where(t > 3, t, 0), "clip": lambda t: np.clip(t, 2, 5),
+    "astype": lambda t: t.astype(np.float32), "astype_to_int": lambda t: t.astype(np.int16),
+    "np_copy": lambda t: np.copy(t), "np_array": lambda t: np.array(t), "zeros_like": lambda t: np.zeros_like(t),
+    "full_like": lambda t: np.full_like(t, 3), "sum": lambda t: _three_d(t).sum(axis=1),
+    "max_keepdims": lambda t: _three_d(t).max(axis=1, keepdims=True), "mean": lambda t: _three_d(t).mean(axis=1),
+    "std": lambda t: np.std(_three_d(t), axis=1), "median": lambda t: np.median(_three_d(t), axis=1),
+    "cumsum": lambda t: np.cumsum(t, axis=0), "maximum_accumulate": lambda t: np.maximum.accumulate(t, axis=1),
+    "sort": lambda t: np.sort(t, axis=0), "nan_to_num": lambda t: np.nan_to_num(t),
+    "diff": lambda t: np.diff(t, axis=0),
+    "concatenate": lambda t: np.concatenate([t, t]), "stack": lambda t: np.stack([t, t]), "pad": lambda t: np.pad(t, 1),
+    "fix": lambda t: np.fix(t / 2),
+    # C-ordered whatever the input: ndarray.copy(), argmax, matmul, ones_like(order='C')
+    "copy_method": lambda t: t.copy(), "argmax": lambda t: np.argmax(_three_d(t), axis=1), "matmul": lambda t: t @ t.T,
+    "ones_like_c": lambda t: np.ones_like(t, order="C"),
+}
+
+
+@pytest.mark.parametrize("name", LAID_OUT)
+def test_a_result_is_laid_out_as_numpy_lays_it_out(name):
+    """A write through ravel/reshape of the result changes it exactly where NumPy's does (there the
+    ravel is a view, not a copy); the transpose of a C-ordered input is Fortran ordered."""
+    def f(a):
+        r = LAID_OUT[name](a.T)
+        r.ravel()[0] = 77
+        r.reshape(-1)[-1] = 55
+        return r, np.asarray([s for s, n in zip(r.strides, r.shape) if n > 1])  # NB: unit axes' strides vary
+
+    check_against_numpy(f, np.arange(1.0, 13.0).reshape(3, 4))
+
+
+def orders(a):
+    z = np.zeros((2, 3), order="F")
+    z.ravel()[1] = 1  # a copy: z stays zero
+    f = a.copy(order="F")
+    f.reshape(-1, order="F")[1] = 9  # a view in Fortran order: f[1, 0]
+    k = a.T.ravel("K")  # memory order: a view of a
+    k[1] = 5
+    c = np.asfortranarray(a)
+    c.T.ravel()[0] = 3
+    return z, f, a, a.ravel("F"), a.T.reshape(2, 6, order="A"), a.flatten("F"), c, np.array(a, order="F").strides
+
+
+def test_order_arguments_lay_out_and_read_as_numpy():
+    check_against_numpy(orders, np.arange(12.0).reshape(3, 4))
+
+
+def test_a_constant_keeps_its_layout():
+    w = np.arange(6.0).reshape(2, 3).T  # a global NumPy array, Fortran ordered
+
+    def f(a):
+        c = np.asarray(w) + 0 * a[0]  # NB: computed from w's layout, so Fortran ordered too
+        c.ravel()[0] = 100
+        return c
+
+    check_against_numpy(f, np.ones(2))
 
 
 def test_augmented_assignment_of_a_scalar_element():

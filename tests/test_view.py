@@ -80,6 +80,36 @@ def test_overlap_agrees_with_shares_memory(data):
         assert V.overlap(v1, v2) == np.shares_memory(a1, a2)
 
 
+@st.composite
+def permuted_views(draw, shape):
+    """A NumPy array of ``shape`` laid out in a random axis order, with random reversals, sliced
+    from a bigger array with random steps, as (array, its View): operands of an elementwise op."""
+    order = draw(st.permutations(range(len(shape))))
+    steps = draw(st.lists(st.sampled_from([1, 2, -1, -2]), min_size=len(shape), max_size=len(shape)))
+    stored = [shape[i] * abs(steps[i]) for i in order]
+    base = np.arange(int(np.prod(stored)))
+    a = base.reshape(stored).transpose(np.argsort(order))
+    a = a[tuple(slice(None, None, s) for s in steps)]
+    return a, view_of(a, base)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_keep_order_is_the_layout_numpy_gives_a_ufunc_result(data):
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=3))
+    operands = []
+    for _ in range(data.draw(st.integers(1, 3))):
+        # each operand has the full shape or a broadcastable one (leading axes dropped, some of size 1)
+        sub = shape[data.draw(st.integers(0, len(shape))):]
+        sub = tuple(1 if data.draw(st.booleans()) and data.draw(st.booleans()) else n for n in sub)
+        operands.append(data.draw(permuted_views(sub)))
+    arrays = [a for a, _ in operands]
+    result = arrays[0] + 0 if len(arrays) == 1 else np.add(*arrays) if len(arrays) == 2 else np.clip(*arrays)
+    order = V.keep_order(result.shape, [v for _, v in operands])
+    laid_out = V.transpose(V.contiguous([result.shape[i] for i in order]), np.argsort(order))
+    assert laid_out == V.View.make(result.shape, [s // result.itemsize for s in result.strides])
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.data())
 def test_box_of_every_basic_view_reads_its_elements(data):

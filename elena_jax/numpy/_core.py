@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import view as V
 from ..errors import UnsupportedError, located, user_location
 from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
 
@@ -114,6 +115,27 @@ def check_dtype_supported(dtype: np.dtype) -> None:
         raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax")
 
 
+def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:
+    """The order of axes in memory (outermost first) NumPy gives a new array of ``shape`` made
+    from ``operands`` with its ``order=`` argument: C, F, or following the operands (K, A)."""
+    arrays = [x for x in operands if isinstance(x, (Tracer, np.ndarray))]
+    c_order = tuple(range(len(shape)))
+    if order in (None, "C") or not arrays and order != "F":
+        return c_order
+    if order == "F":
+        return c_order[::-1]
+    if order == "A":  # NB: Fortran order only when every operand is Fortran contiguous
+        fortran = all(x.flags.f_contiguous and not x.flags.c_contiguous for x in arrays)
+        return c_order[::-1] if fortran else c_order
+    if order != "K":
+        raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return V.keep_order(shape, [x.view if isinstance(x, Tracer) else _view_of(x) for x in arrays])
+
+
+def _view_of(x: np.ndarray) -> V.View:
+    return V.View.make(x.shape, [s // x.itemsize for s in x.strides]) if x.itemsize else V.contiguous(x.shape)
+
+
 def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
     dtype = np.dtype(dtype)
     check_dtype_supported(dtype)  # NB: a string or object array made inside the function
@@ -126,15 +148,16 @@ def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
 _VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
 
 
-def float_to_int(x: Tracer, dtype: np.dtype) -> Tracer:
-    """``x.astype(dtype)`` of a float array to a signed or small integer type, as NumPy computes it;
-    a cast of any other pair is the plain conversion."""
+def float_to_int(x: Tracer, dtype: np.dtype, order: str = "K") -> Tracer:
+    """``x.astype(dtype, order=order)`` of a float array to a signed or small integer type, as
+    NumPy computes it; a cast of any other pair is the plain conversion."""
     dtype = np.dtype(dtype)
+    layout = memory_order(x.shape, [x], order)
     if x.dtype.kind != "f" or dtype.kind not in "iu" or dtype.kind == "u" and dtype.itemsize >= 4:
-        return fresh(x.trace, "copy", [x], x.shape, dtype)
+        return fresh(x.trace, "copy", [x], x.shape, dtype, layout=layout)
     via = np.dtype(_VIA[dtype.itemsize])
     lo = float(np.iinfo(via).min)
     t = np.trunc(x)
     ok = (t >= lo) & (t < -lo)  # NB: False for NaN
-    wide = fresh(x.trace, "copy", [np.where(ok, t, np.asarray(lo, x.dtype))], x.shape, via)
-    return wide if via == dtype else fresh(x.trace, "copy", [wide], x.shape, dtype)
+    wide = fresh(x.trace, "copy", [np.where(ok, t, np.asarray(lo, x.dtype))], x.shape, via, layout=layout)
+    return wide if via == dtype else fresh(x.trace, "copy", [wide], x.shape, dtype, layout=layout)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import _SKIPPED, ConcretizationError, user_location
 from ..tracer import Tracer, current_trace
-from ._core import fresh, implements, result_dtype, trace_of
+from ._core import fresh, implements, memory_order, result_dtype, trace_of
 
 CREATION: dict[str, callable] = {}
 
@@ -46,34 +46,42 @@ def _shape(shape) -> tuple[int, ...]:
 
 @creation("zeros")
 def zeros(shape, dtype=float, order="C", *, like=None):
-    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=0)
+    return full(shape, 0, dtype, order)
 
 
 @creation("empty")
 def empty(shape, dtype=float, order="C", *, like=None):
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, order)
 
 
 @creation("ones")
 def ones(shape, dtype=float, order="C", *, like=None):
-    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=1)
+    return full(shape, 1, dtype, order)
 
 
 @creation("full")
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    if order not in ("C", "F"):
+        raise ValueError(f"only 'C' or 'F' order is permitted\n  at {user_location()}")
+    shape = _shape(shape)
+    return _filled(shape, fill_value, dtype, memory_order(shape, [], order))
+
+
+def _filled(shape, fill_value, dtype, layout):
     if dtype is None:
         dtype = fill_value.dtype if isinstance(fill_value, Tracer) else np.array(fill_value).dtype
     if isinstance(fill_value, Tracer):
-        return fresh(fill_value.trace, "copy", [fill_value], _shape(shape), np.dtype(dtype))
-    return fresh(trace_of(), "full", [], _shape(shape), np.dtype(dtype), value=fill_value)
+        return fresh(fill_value.trace, "copy", [fill_value], shape, np.dtype(dtype), layout=layout)
+    return fresh(trace_of(), "full", [], shape, np.dtype(dtype), layout=layout, value=fill_value)
 
 
 def _like(name, value):
     def impl(a, dtype=None, order="K", subok=True, shape=None, **kw):
         dtype = np.dtype(dtype) if dtype is not None else (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype)
-        shape = _shape(shape) if shape is not None else np.shape(a) if not isinstance(a, Tracer) else a.shape
+        like = np.shape(a) if not isinstance(a, Tracer) else a.shape
+        shape = _shape(shape) if shape is not None else like
         fill = kw.get("fill_value", value)
-        return full(shape, fill, dtype)
+        return _filled(shape, fill, dtype, memory_order(shape, [a] if shape == like else [], order))
 
     impl.__name__ = name
     return impl
@@ -92,8 +100,9 @@ def constant(value: np.ndarray) -> Tracer:
     """A traced array holding a value known at trace time."""
     value = np.asarray(value)
     trace = trace_of()
-    t = fresh(trace, "copy", [value], value.shape, value.dtype)
-    trace.known[t.storage.id] = value
+    layout = memory_order(value.shape, [value])  # NB: np.asarray(W.T) of a global W is Fortran ordered
+    t = fresh(trace, "copy", [value], value.shape, value.dtype, layout=layout)
+    trace.known[t.storage.id] = value.transpose(layout)  # in the storage's order
     return t
 
 
@@ -155,19 +164,19 @@ def _has_tracer(obj) -> bool:
     return isinstance(obj, (list, tuple)) and any(_has_tracer(x) for x in obj)
 
 
-def _leaves(obj):
+def leaves(obj):
     if isinstance(obj, (list, tuple)):
         for x in obj:
-            yield from _leaves(x)
+            yield from leaves(x)
     else:
         yield obj
 
 
-def _assemble(obj, dtype):
+def _assemble(obj, dtype, order="K"):
     if isinstance(obj, (list, tuple)):
         return np.stack([_assemble(x, dtype) for x in obj])
     if isinstance(obj, Tracer):
-        return obj.astype(dtype)
+        return obj.astype(dtype, order=order)
     return constant(np.array(obj, dtype=dtype))
 
 
@@ -180,10 +189,8 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
     elif _has_tracer(obj):
         if dtype is None:  # NB: in array coercion Python scalars are not weak
             dtype = result_dtype(*[x if isinstance(x, Tracer) else np.asarray(x).dtype
-                                   for x in _leaves(obj)])
-        out = _assemble(obj, np.dtype(dtype))
-        if out is obj and copy:
-            out = out.copy()
+                                   for x in leaves(obj)])
+        out = _assemble(obj, np.dtype(dtype), order)
     else:
         out = constant(ORIGINALS["array"](obj, dtype=dtype, copy=True, order=order))
     while out.ndim < ndmin:
@@ -205,6 +212,12 @@ CREATION["asanyarray"] = asarray
 def ascontiguousarray(a, dtype=None, *, like=None):
     a = asarray(a, dtype)
     return a if a.flags.c_contiguous else a.copy()
+
+
+@creation("asfortranarray")
+def asfortranarray(a, dtype=None, *, like=None):
+    a = asarray(a, dtype)
+    return a if a.flags.f_contiguous else a.copy(order="F")
 
 
 # --- the scoped interception -------------------------------------------------------

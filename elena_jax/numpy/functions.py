@@ -17,8 +17,8 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
-from ._core import float_to_int, fresh, implements, result_dtype, shape_of, trace_of
-from .creation import asarray, constant, intercept
+from ._core import float_to_int, fresh, implements, memory_order, result_dtype, shape_of, trace_of
+from .creation import asarray, constant, intercept, leaves
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
 
@@ -38,17 +38,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @implements(np.ravel)
 def ravel(a, order="C"):
-    """NB: NumPy's orders: 'F' is the C ravel of the reversed axes, 'A' is 'F' for an array that is
-    only F-contiguous, 'K' the C ravel of the axes sorted by decreasing |stride|; each is a view
-    exactly when that ravel is."""
-    a = _arr(a)
-    if order == "F" or order == "A" and a.flags.f_contiguous and not a.flags.c_contiguous:
-        a = a.T
-    elif order == "K":
-        a = a.transpose(sorted(range(a.ndim), key=lambda i: -abs(a.view.strides[i])))
-    elif order not in ("C", "A"):
-        raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    return a.ravel()
+    return _arr(a).ravel(order)
 
 
 @implements(np.transpose)
@@ -179,7 +169,7 @@ implements(np.atleast_3d)(_atleast(3, lambda a: _ATLEAST_3D[a.ndim](a)))
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    return HOOKS["copy"](_arr(a))
+    return HOOKS["copy"](_arr(a), order)
 
 
 def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -189,7 +179,7 @@ def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True)
                       f"according to the rule {casting!r}")
     if dtype == a.dtype and not copy:
         return a
-    return float_to_int(a, dtype)
+    return float_to_int(a, dtype, order)
 
 
 @implements(np.concatenate)
@@ -208,8 +198,9 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     res_dtype = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
-    return _result(trace_of(*arrays), "concatenate", arrays, tuple(shape), res_dtype, out,
-                   dict(axis=axis, dtype=res_dtype))
+    r = _result(trace_of(*arrays), "concatenate", arrays, tuple(shape), res_dtype, out,
+                dict(axis=axis, dtype=res_dtype))
+    return r if out is not None else _numpy_layouts(np.concatenate, (arrays, axis), {}, [r])[0]
 
 
 @implements(np.stack)
@@ -252,7 +243,7 @@ def where(condition, x=None, y=None):
     with numpy_errors():
         dtype = np.result_type(*[v.dtype if isinstance(v, Tracer) else v for v in (x, y)])
     shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
-    return fresh(trace, "where", [condition, x, y], shape, dtype)
+    return fresh(trace, "where", [condition, x, y], shape, dtype, layout=memory_order(shape, [condition, x, y]))
 
 
 @implements(np.clip)
@@ -324,6 +315,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         return quotient.astype(dtype)
     out[...] = quotient
     return out
+
+
+@implements(np.fix)
+def fix(x, out=None):
+    """Rounding towards zero: NumPy's np.fix is np.trunc, dtypes included (JAX 0.10 has no jnp.fix)."""
+    return np.trunc(x, out=out)
 
 
 @implements(np.round, np.around)
@@ -428,6 +425,41 @@ def _run_numpy(func, args, kwargs, full: bool = False):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
         return func(*_stand_in(list(args), full), **{k: _stand_in(v, full) for k, v in kwargs.items()})
+
+
+def _layout_probe(x):
+    """``x`` as a small NumPy array laid out in memory as ``x`` is (see `_numpy_layouts`)."""
+    if isinstance(x, Tracer):
+        order = memory_order(x.shape, [x])
+        return np.ones([min(x.shape[i], 3) for i in order], x.dtype).transpose(np.argsort(order))
+    if isinstance(x, (list, tuple)):
+        return type(x)(_layout_probe(v) for v in x)
+    return x
+
+
+def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
+    """``results`` laid out in memory as NumPy lays out its results when an operand is not in C
+    order (np.sort of a.T is Fortran ordered): NumPy is run on small probes laid out as the
+    operands, and a result it orders otherwise is copied into that order. Where the probes cannot
+    tell (NumPy refuses them, or an axis shrinks to one element), the result stays in C order."""
+    tracers = [x for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)]
+    if all(memory_order(x.shape, [x]) == tuple(range(x.ndim)) for x in tracers):
+        return results
+    try:
+        probed = _run_numpy(func, _layout_probe(list(args)), {k: _layout_probe(v) for k, v in kwargs.items()})
+    except Exception:  # noqa: BLE001 (a probe NumPy refuses tells nothing)
+        return results
+    probed = probed if isinstance(probed, (tuple, list)) else [probed]
+    out = []
+    for r, p in zip(results, probed):
+        p = np.asarray(p)
+        if p.ndim != r.ndim or any(n > 1 and m == 1 for n, m in zip(r.shape, p.shape)):
+            out.append(r)
+            continue
+        order = tuple(sorted(range(r.ndim), key=lambda i: -p.strides[i] if p.shape[i] > 1 else 0))
+        out.append(r if list(order) == sorted(order) else
+                   fresh(r.trace, "copy", [r], r.shape, r.dtype, layout=order))
+    return out
 
 
 def _numpy_dtypes(func, args, kwargs):
@@ -568,6 +600,7 @@ def jnp_function(func, name: str | None = None):
             dtypes = [d for _, d in avals]
         results = trace.define_many("jnp", operands, [(s, d) for (s, _), d in zip(avals, dtypes)],
                                     name=name, template=template, multiple=len(avals) > 1 or None)
+        results = _numpy_layouts(func, args, kwargs, results)
         if out is not None:
             if len(results) != 1 or not isinstance(out, Tracer):
                 raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")

@@ -16,7 +16,17 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, Tracer, is_basic_index
-from ._core import as_operand, broadcast_shapes, float_to_int, fresh, implements, sequence_as_array, shape_of, trace_of
+from ._core import (
+    as_operand,
+    broadcast_shapes,
+    float_to_int,
+    fresh,
+    implements,
+    memory_order,
+    sequence_as_array,
+    shape_of,
+    trace_of,
+)
 from .masked import Masked
 from .ufuncs import numpy_errors
 
@@ -166,9 +176,8 @@ def _check_value_shape(value, shape) -> None:
                       f"into shape {tuple(shape)}") from None
 
 
-def copy(a) -> Tracer:
-    trace = trace_of(a)
-    return fresh(trace, "copy", [a], shape_of(a), a.dtype)
+def copy(a, order: str = "C") -> Tracer:
+    return fresh(trace_of(a), "copy", [a], shape_of(a), a.dtype, layout=memory_order(shape_of(a), [a], order))
 
 
 HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)

@@ -42,7 +42,7 @@ def conjugate(self):
 
 
 def copy(self, order="C"):
-    return HOOKS["copy"](self)
+    return HOOKS["copy"](self, order)
 
 
 def sort(self, axis=-1, kind=None, order=None):
@@ -51,7 +51,7 @@ def sort(self, axis=-1, kind=None, order=None):
 
 
 def flatten(self, order="C"):
-    return HOOKS["copy"](self).reshape(-1)
+    return HOOKS["copy"](self.ravel(order))
 
 
 def view(self, dtype=None, type=None):

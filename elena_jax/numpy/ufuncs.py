@@ -14,10 +14,21 @@ import contextlib
 
 import numpy as np
 
+from .. import view as V
 from ..errors import UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
-from ._core import as_operand, broadcast_shapes, dtype_of, float_to_int, fresh, sequence_as_array, shape_of, trace_of
+from ._core import (
+    as_operand,
+    broadcast_shapes,
+    dtype_of,
+    float_to_int,
+    fresh,
+    memory_order,
+    sequence_as_array,
+    shape_of,
+    trace_of,
+)
 
 # NumPy ufuncs without a JAX counterpart, or on types we refuse.
 _UNSUPPORTED = {"isnat"}
@@ -102,13 +113,15 @@ def ufunc_rule(ufunc):
             raise located(ValueError, "Integers to negative integer powers are not allowed.")
         shape = broadcast_shapes(*map(shape_of, inputs))
         params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
+        layout = memory_order(shape, inputs, order)
         if all(o is None for o in outs) and where is True:
-            results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], **params)
+            results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
+                                        **params)
             return results[0] if ufunc.nout == 1 else tuple(results)
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
             if o is None:  # NB: NumPy leaves masked-out elements uninitialised
-                o = fresh(trace, "full", [], shape, d, value=0)
+                o = fresh(trace, "full", [], shape, d, layout=layout, value=0)
             _check_out(ufunc, shape, loop, o, casting)
             targets.append(o)
         if any(d.kind == "f" and t.dtype.kind in "iu" for t, d in zip(targets, loop[ufunc.nin:])):
@@ -167,6 +180,14 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     if not isinstance(a, Tracer):
         a = fresh(trace, "copy", [np.asarray(a)], np.shape(a), np.asarray(a).dtype)
     axes = reduce_axes(axis, a.ndim)
+    order = memory_order(a.shape, [a])
+    if out is None and list(order) != sorted(order):
+        # NB: NumPy lays the result out as the kept axes lie in memory (a.T.sum(0) is Fortran
+        # ordered): reduce the array seen in memory order, and return the result's view back
+        where = where if where is True else np.broadcast_to(where, a.shape).transpose(order)
+        r = ufunc_reduce(ufunc, a.transpose(order), tuple(order.index(i) for i in axes), dtype, None,
+                         keepdims, initial, where)
+        return in_order(r, [i for i in order if keepdims or i not in axes])
     res_dtype = reduce_dtype(ufunc, a, dtype)
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
     if ufunc.identity is None and initial is np._NoValue and empty and ufunc.__name__ in _IDENTITY_FREE:
@@ -186,6 +207,12 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
+
+
+def in_order(r: Tracer, axes: list[int]) -> Tracer:
+    """The array whose axes ``axes`` (in any numbering) are ``r``'s axes in memory order: a
+    transposed header over ``r``'s storage that, like a fresh result, is no view (no base)."""
+    return Tracer(r.trace, r.storage, V.transpose(r.view, np.argsort(axes)), r.writeable)
 
 
 def _result(trace, prim, ins, shape, dtype, out, params):
@@ -216,6 +243,9 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     if ufunc.__name__ not in ACCUMULABLE:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
     axis = normalize_axis(axis, a.ndim)
+    order = memory_order(a.shape, [a])
+    if out is None and list(order) != sorted(order):  # NB: the result is laid out as a is (see reduce)
+        return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
     with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
         res_dtype = ufunc.accumulate(np.ones((1,), a.dtype), dtype=dtype).dtype
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
