@@ -104,9 +104,10 @@ def bounds(arrays: list[np.ndarray]) -> tuple[int, int]:
 class Layout:
     """A group as views of one storage of ``shape``: its members' memory from byte ``lo``.
 
-    Members that are all the same array (``f(a, a)``, or equal views) are the
-    storage themselves (``lo`` is None): their memory between elements, a
-    strided view's gaps, is not passed.
+    Members that are all the same C-contiguous array (``f(a, a)``, or equal
+    views) are the storage themselves (``lo`` is None). Other layouts are
+    passed as their memory from lowest to highest address, gaps included, so
+    that their Views have NumPy's strides (``a.T.ravel()`` is a copy).
     """
 
     dtype: np.dtype
@@ -127,8 +128,8 @@ def layout(arrays: list[np.ndarray]) -> Layout | str:
     if any(a.dtype != dtype for a in arrays):
         return "with different dtypes (" + ", ".join(sorted({str(a.dtype) for a in arrays})) + ")"
     first = arrays[0]
-    if all(a is first or a.shape == first.shape and a.strides == first.strides
-           and _address(a) == _address(first) for a in arrays):
+    if first.flags.c_contiguous and all(a is first or a.shape == first.shape and a.strides == first.strides
+                                        and _address(a) == _address(first) for a in arrays):
         return Layout(dtype, first.shape, (contiguous(first.shape),) * len(arrays), None)
     item = dtype.itemsize
     lo, hi = bounds(arrays)
@@ -161,13 +162,18 @@ def memory(arrays: list[np.ndarray], lo: int, hi: int) -> np.ndarray:
 def copy_tree(tree: Any) -> Any:
     """``copy.deepcopy`` of ``tree`` whose NumPy leaves share memory as the originals do.
 
-    Each group of leaves sharing memory is copied as one block of bytes and
-    every leaf rebuilt over it with its own byte offset, strides, dtype and
-    writeable flag; everything else is deep-copied as usual.
+    Each group of leaves sharing memory, and each leaf that is not
+    C-contiguous, is copied as one block of bytes and every leaf rebuilt over
+    it with its own byte offset, strides, dtype and writeable flag; everything
+    else is deep-copied as usual.
     """
     arrays = [x for x in jax.tree_util.tree_leaves(tree) if isinstance(x, np.ndarray)]
     memo: dict[int, Any] = {}
-    for g in groups(arrays, writeable_only=False):
+    found = groups(arrays, writeable_only=False)
+    grouped = {i for g in found for i in g}
+    # NB: a strided or reversed array alone keeps its strides too (deepcopy would compact it)
+    found += [[i] for i, a in enumerate(arrays) if i not in grouped and a.size and not a.flags.c_contiguous]
+    for g in found:
         members = [arrays[i] for i in g]
         lo, hi = bounds(members)
         block = memory(members, lo, hi).copy()

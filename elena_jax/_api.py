@@ -134,7 +134,8 @@ class Functionalized:
                         f"an argument of type {type(value).__name__} is neither an array nor hashable; "
                         "make it an array or a static argument (a tuple, number or string)") from None
                 key.append(("static", type(value), value))
-        memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 else None
+        strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
+        memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories
 
     def _mark_static(self, args, kwargs):
@@ -256,6 +257,10 @@ def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int
     inputs of its group storages.
     """
     found = _aliases.groups([leaves[i] for i, _ in numpy_at])
+    # NB: an argument that is not C-contiguous (a.T, x[:, ::2]) is its View of its own memory, so
+    # that ravel/reshape of it is a view exactly where NumPy's is (a group of one)
+    grouped = {m for g in found for m in g}
+    found += [[m] for m, (i, _) in enumerate(numpy_at) if m not in grouped and not leaves[i].flags.c_contiguous]
     if not found:
         return None
     memories = {}
@@ -263,6 +268,8 @@ def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int
         at = [numpy_at[m] for m in group]
         arrays = [leaves[i] for i, _ in at]
         layout = _aliases.layout(arrays)
+        if isinstance(layout, str) and len(arrays) == 1:
+            continue  # NB: misaligned strides: traced as a C-ordered copy, as before
         if isinstance(layout, str):
             for _, k in at:
                 key[k] += (("refused", g, layout),)
@@ -306,8 +313,9 @@ class _Arguments:
                 _, g, storage_shape, view = alias[0]
                 s = self.shared.get(g)
                 if s is None:
-                    s = self.shared[g] = self._input(("memory", g), storage_shape, dtype,
-                                                     f"arguments {', '.join(members[g])} (shared memory)")
+                    origin = (f"argument {members[g][0]} (its strided memory)" if len(members[g]) == 1
+                              else f"arguments {', '.join(members[g])} (shared memory)")
+                    s = self.shared[g] = self._input(("memory", g), storage_shape, dtype, origin)
             else:
                 s, view = self._input(i, shape, dtype, f"argument {paths[i]}", writeable), contiguous(shape)
                 if alias:

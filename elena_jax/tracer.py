@@ -347,7 +347,7 @@ class Tracer:
 
     def transpose(self, *axes) -> Tracer:
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
-        return self.view_of(V.transpose(self.view, axes or None))
+        return self.view_of(V.transpose(self.view, None if axes is None or len(axes) == 0 else axes))
 
     @property
     def T(self) -> Tracer:

@@ -27,6 +27,10 @@ def test_unsupported_numpy_function():
     fails(f, np.ones(3), exc=elena_jax.UnsupportedError, match="partition")
 
 
+def test_boolean_scalar_index_is_refused_clearly():
+    fails(lambda a: a[True], np.ones(3), exc=elena_jax.UnsupportedError, match=r"boolean scalar index")
+
+
 def test_string_and_object_arguments():
     def f(a):
         return a

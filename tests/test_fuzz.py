@@ -170,6 +170,10 @@ REGRESSIONS = [
     Program([("view", "v0", "a", ".T"), ("reduce", "r2", "v0", "mean", 2, False),
              ("view", "v3", "r2", ".ravel()"), ("method", "v3", "sort(axis=-1)")],
             [np.arange(64).reshape(4, 4, 4) % 7 - 3, np.zeros(2)]),
+    # campaign seed 2029, program 37686: uint64 == int64 is one of NumPy 2's exact mixed comparison loops;
+    # elena_jax handed both dtypes to lax.eq, which refused (a TypeError instead of an answer).
+    Program([("reduce", "r0", "b", "prod", -1, True), ("binary", "r1", "r0", "==", "a")],
+            [np.arange(-4, 4).reshape(2, 4), np.array([[5], [15]], np.uint8)]),
 ]
 
 

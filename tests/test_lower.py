@@ -74,3 +74,16 @@ def test_float_floor_division_and_remainder_sign_their_zeros_as_numpy():
     for x, y in zip(want, got):
         np.testing.assert_array_equal(np.asarray(y), x)
         np.testing.assert_array_equal(np.signbit(np.asarray(y)), np.signbit(x))
+
+
+def compare_int64_with_uint64(u, i):
+    ops = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+    return [op(u, i) for op in ops] + [op(i, u) for op in ops] + [u[:, None] == i]
+
+
+def test_int64_uint64_comparisons_are_exact_as_numpys():
+    """NumPy 2 compares int64 with uint64 exactly (no float64 round trip): -1 < 2**64 - 1, and
+    2**63 > -2**63 although their bits are equal."""
+    u = np.array([0, 1, 2**63, 2**64 - 1, 5, 2**63], np.uint64)
+    i = np.array([-1, 1, 2**62, -(2**63), 5, -(2**63)], np.int64)
+    check_against_numpy(compare_int64_with_uint64, u, i)

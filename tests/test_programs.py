@@ -5,6 +5,8 @@ arrays after the call must agree. Each program is a small example of one form.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import elena_jax
 from elena_jax.testing import check_against_numpy
@@ -1361,7 +1363,9 @@ LAID_OUT = {
     "sort": lambda t: np.sort(t, axis=0), "nan_to_num": lambda t: np.nan_to_num(t),
     "diff": lambda t: np.diff(t, axis=0),
     "concatenate": lambda t: np.concatenate([t, t]), "stack": lambda t: np.stack([t, t]), "pad": lambda t: np.pad(t, 1),
-    "fix": lambda t: np.fix(t / 2),
+    "fix": lambda t: np.fix(t / 2), "fancy_middle": lambda t: t[:, [0, 2]], "fancy_first": lambda t: t[[1, 0]],
+    "round_decimals": lambda t: np.round(_three_d(t), 1), "round_int": lambda t: np.round(_three_d(t).astype(int), -1),
+    "einsum_sum": lambda t: np.einsum("ij->i", t),
     # C-ordered whatever the input: ndarray.copy(), argmax, matmul, ones_like(order='C')
     "copy_method": lambda t: t.copy(), "argmax": lambda t: np.argmax(_three_d(t), axis=1), "matmul": lambda t: t @ t.T,
     "ones_like_c": lambda t: np.ones_like(t, order="C"),
@@ -1381,6 +1385,44 @@ def test_a_result_is_laid_out_as_numpy_lays_it_out(name):
     check_against_numpy(f, np.arange(1.0, 13.0).reshape(3, 4))
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.data())
+def test_advanced_indexing_lays_out_its_result_as_numpy(data):
+    """``a[key]`` with index arrays: NumPy puts the index dims outermost in memory and the other dims
+    as they lie in ``a`` (``a[:, [0, 1]]`` of a C-ordered ``a`` is not C-ordered)."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    order = data.draw(st.permutations(range(len(shape))))
+    flips = tuple(slice(None, None, data.draw(st.sampled_from([1, -1]))) for _ in shape)
+
+    def laid_out(base):  # the array in a random memory order, made inside the traced function
+        return base.reshape([shape[i] for i in order]).transpose(np.argsort(order))[flips]
+
+    base = np.arange(float(np.prod(shape)))
+    key = []
+    for n in shape:
+        kind = data.draw(st.sampled_from(["slice", "int", "array", "column"]))
+        if kind == "slice":
+            key.append(slice(None, None, data.draw(st.sampled_from([1, 2, -1]))))
+        elif kind == "int":
+            key.append(data.draw(st.integers(0, n - 1)))
+        else:
+            idx = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2)))
+            key.append(idx[:, None] if kind == "column" else idx)
+    if data.draw(st.booleans()):
+        key.insert(data.draw(st.integers(0, len(key))), None)
+    key = tuple(key)
+    want = laid_out(base)[key]
+    seen = []
+
+    def f(x):
+        r = laid_out(x)[key]
+        seen.append([st for st, n in zip(r.strides, r.shape) if n > 1])
+        return r
+
+    elena_jax.make_jaxpr(f)(base)
+    assert seen[0] == [st for st, n in zip(want.strides, want.shape) if n > 1], key
+
+
 def orders(a):
     z = np.zeros((2, 3), order="F")
     z.ravel()[1] = 1  # a copy: z stays zero
@@ -1395,6 +1437,35 @@ def orders(a):
 
 def test_order_arguments_lay_out_and_read_as_numpy():
     check_against_numpy(orders, np.arange(12.0).reshape(3, 4))
+
+
+def ravel_writes(x):
+    x.ravel()[0] = 5  # NB: a copy unless x is C-contiguous
+    x.reshape(-1)[-1] = 9
+    return x + 1
+
+
+@pytest.mark.parametrize("view", ["transpose", "fortran", "steps", "reversed", "columns", "broadcast"])
+def test_an_argument_keeps_its_strides(view):
+    """A NumPy argument that is not C-contiguous is traced with its own strides: ravel/reshape of it
+    copy exactly where NumPy's do, so the caller's array changes exactly as in NumPy."""
+    a = np.arange(24.0).reshape(4, 6)
+    x = {"transpose": a.T, "fortran": np.asfortranarray(a), "steps": a[:, ::2], "reversed": a[::-1, ::-2],
+         "columns": a[:, 1:3], "broadcast": np.broadcast_to(a[0], (3, 6))}[view]
+    check_against_numpy(ravel_writes if x.flags.writeable else lambda x: x.ravel().copy() + x.T.ravel(), x)
+
+
+def einsum_views(a, s):
+    v = np.einsum("ij->ji", a)  # NB: NumPy returns a writeable view for a relabelling
+    v[0, 1] = 50
+    d = np.einsum("ii->i", s)  # and for a diagonal
+    d += 100
+    specs = [("ij", a), ("ji", a), ("...j->j...", a), ("i...->...i", a), ("ij->i", a), ("ii", s)]
+    return [np.einsum(spec, x) * 1 for spec, x in specs] + [np.einsum("ij,jk->ik", a, a.T), a, s]
+
+
+def test_einsum_of_one_operand_without_sums_is_a_view():
+    check_against_numpy(einsum_views, np.arange(12.0).reshape(3, 4), np.arange(9.0).reshape(3, 3))
 
 
 def test_a_constant_keeps_its_layout():

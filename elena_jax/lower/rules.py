@@ -175,13 +175,31 @@ def cast(x, dtype):
     return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
 
 
+def _compare_int64_uint64(name: str, x, y):
+    """NumPy 2 compares int64 with uint64 exactly (its own mixed loops): a negative signed
+    operand is below every unsigned one; otherwise both compare as uint64."""
+    neg_x = x < 0 if x.dtype == np.int64 else jnp.zeros(x.shape, bool)
+    neg_y = y < 0 if y.dtype == np.int64 else jnp.zeros(y.shape, bool)
+    xu, yu = x.astype(np.uint64), y.astype(np.uint64)
+    less = neg_x & ~neg_y | (neg_x == neg_y) & (xu < yu)
+    equal = (neg_x == neg_y) & (xu == yu)
+    return {"less": less, "less_equal": less | equal, "greater": ~less & ~equal, "greater_equal": ~less,
+            "equal": equal, "not_equal": ~equal}[name]
+
+
+_COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+
+
 @rule("ufunc")
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
     # NB: NumPy's float16 loops compute in float32 and round the result; XLA's are less exact
     wide = name not in ("nextafter", "spacing")  # these two are about float16's own spacing
     args = [cast(x, np.float32 if d == np.float16 and wide else d) for x, d in zip(ins[:n], loop)]
-    res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
+    if name in _COMPARISONS and {a.dtype for a in args} == {np.dtype(np.int64), np.dtype(np.uint64)}:
+        res = _compare_int64_uint64(name, *args)
+    else:
+        res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
     res = [cast(r, d) for r, (_, d) in zip(res, outs)]
     if masked:

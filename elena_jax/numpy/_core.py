@@ -132,6 +132,13 @@ def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:
     return V.keep_order(shape, [x.view if isinstance(x, Tracer) else _view_of(x) for x in arrays])
 
 
+def laid_out(r: Tracer, order: tuple[int, ...]) -> Tracer:
+    """``r``, or a copy of it with its axes in memory in ``order`` where it lies otherwise."""
+    if memory_order(r.shape, [r]) == tuple(order):
+        return r
+    return fresh(r.trace, "copy", [r], r.shape, r.dtype, layout=tuple(order))
+
+
 def _view_of(x: np.ndarray) -> V.View:
     return V.View.make(x.shape, [s // x.itemsize for s in x.strides]) if x.itemsize else V.contiguous(x.shape)
 

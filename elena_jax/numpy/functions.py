@@ -17,7 +17,7 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
-from ._core import float_to_int, fresh, implements, memory_order, result_dtype, shape_of, trace_of
+from ._core import float_to_int, fresh, implements, laid_out, memory_order, result_dtype, shape_of, trace_of
 from .creation import asarray, constant, intercept, leaves
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
@@ -330,10 +330,10 @@ def round_(a, decimals=0, out=None):
     with ``d < 0`` computed in float64 and cast back. Half-way cases round to even."""
     a = _arr(a)
     dtype = _numpy_dtypes(np.round, (a, decimals), {})[0]  # NumPy's own errors and dtype
-    if decimals == 0:
-        r = a.copy() if a.dtype.kind in "iu" else np.rint(a)
-    elif a.dtype.kind in "iu" and decimals > 0:
-        r = a.copy()
+    if decimals == 0 and a.dtype.kind not in "iu":
+        r = np.rint(a)
+    elif a.dtype.kind in "iu" and decimals >= 0:
+        r = np.copy(a)
     else:
         x = a.astype(np.float64) if a.dtype.kind in "iub" else a
         if decimals > 0:
@@ -342,6 +342,7 @@ def round_(a, decimals=0, out=None):
         else:
             f = 10.0 ** -decimals
             r = np.multiply(np.rint(np.true_divide(x, f)), f)
+        r = laid_out(r, memory_order(a.shape, [a], "A"))  # NB: NumPy's result here is in order 'A'
     if out is not None:
         out[...] = r
         return out
@@ -456,9 +457,7 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
         if p.ndim != r.ndim or any(n > 1 and m == 1 for n, m in zip(r.shape, p.shape)):
             out.append(r)
             continue
-        order = tuple(sorted(range(r.ndim), key=lambda i: -p.strides[i] if p.shape[i] > 1 else 0))
-        out.append(r if list(order) == sorted(order) else
-                   fresh(r.trace, "copy", [r], r.shape, r.dtype, layout=order))
+        out.append(laid_out(r, tuple(sorted(range(r.ndim), key=lambda i: -p.strides[i] if p.shape[i] > 1 else 0))))
     return out
 
 
@@ -641,7 +640,7 @@ def _refuse(func, name, args, kwargs, error):
 GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
-    "cross", "outer", "dot", "matmul", "vdot", "inner", "einsum", "tensordot", "trace", "triu", "tril",
+    "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace", "triu", "tril",
     "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
     "nancumsum", "nancumprod", "nanargmax", "nanargmin", "percentile", "quantile", "average", "count_nonzero",
     "std", "var",
@@ -653,6 +652,43 @@ GENERIC = [
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+_einsum = jnp_function(np.einsum)
+
+
+@implements(np.einsum)
+def einsum(*operands, **kwargs):
+    """NB: one operand relabelled without summing (``'ij->ji'``, the diagonal ``'ii->i'``) is a
+    writeable view in NumPy: a view here too. Everything else is computed by jax.numpy."""
+    if len(operands) == 2 and isinstance(operands[0], str) and isinstance(operands[1], Tracer) \
+            and kwargs.get("out") is None:
+        view = _einsum_view(operands[1].view, operands[0])
+        if view is not None:
+            return operands[1].view_of(view)
+    return _einsum(*operands, **kwargs)
+
+
+def _einsum_view(v: V.View, spec: str) -> V.View | None:
+    """The View of one operand's ``einsum(spec)`` where it sums nothing, else None."""
+    spec = spec.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    if "," in inputs:
+        return None
+    dots = [chr(0x100 + k) for k in range(v.ndim - len(inputs.replace("...", "")))]
+    labels = inputs.replace("...", "".join(dots))
+    if len(labels) != v.ndim or not arrow and len(set(labels)) != len(labels):
+        return None  # NB: implicit mode sums repeated labels; a wrong count is NumPy's error to raise
+    output = output.replace("...", "".join(dots)) if arrow else "".join(dots) + "".join(sorted(set(labels) - set(dots)))
+    if set(output) != set(labels) or len(set(output)) != len(output):
+        return None
+    shape, strides = [], []
+    for label in output:
+        axes = [i for i, x in enumerate(labels) if x == label]
+        if len({v.shape[i] for i in axes}) != 1:
+            return None
+        shape.append(v.shape[axes[0]])
+        strides.append(sum(v.strides[i] for i in axes))
+    return V.View.make(shape, strides, v.offset)
 
 
 def _complex_part(func):

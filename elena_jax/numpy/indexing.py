@@ -22,6 +22,7 @@ from ._core import (
     float_to_int,
     fresh,
     implements,
+    laid_out,
     memory_order,
     sequence_as_array,
     shape_of,
@@ -53,6 +54,8 @@ def split_index(trace, a: Tracer, key):
                 k = trace.known_value(k)  # a constant made inside f: index exactly as NumPy
             if not isinstance(k, Tracer):
                 k = np.asarray(k)
+                if k.dtype == bool and k.ndim == 0:
+                    raise located(UnsupportedError, "a boolean scalar index (a[True]) is not supported by elena_jax")
                 if k.dtype == bool:  # NB: a constant mask is its nonzero() indices
                     for idx in np.nonzero(k):
                         template.append(("arr", len(arrays)))
@@ -100,7 +103,30 @@ def getitem(a: Tracer, key) -> Tracer:
                 f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
         return Masked(HOOKS["copy"](a), mask)  # NB: a[mask] is a copy in NumPy
     shape = _result_shape(a, template, arrays)
-    return fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
+    r = fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
+    return laid_out(r, _gather_order(a, template, arrays))
+
+
+def _gather_order(a: Tracer, template, arrays) -> tuple[int, ...]:
+    """NumPy's memory order of ``a[key]`` with advanced indices: the broadcast index dims outermost,
+    the other dims (``a`` sliced, with the indexed axes taken out) as they lie in memory."""
+    def kind(k):
+        return k[0] if isinstance(k, tuple) else "int" if isinstance(k, (int, np.integer)) else None
+
+    advanced = [i for i, k in enumerate(template) if kind(k) in ("arr", "int")]
+    if not advanced:  # a[True] and the like: a new axis, nothing to order
+        return tuple(range(len(_result_shape(a, template, arrays))))
+    # NB: integers join the advanced indices; the index dims stay in place only if those are adjacent
+    index_ndim = len(np.broadcast_shapes(*[np.shape(arrays[k[1]]) for k in template if kind(k) == "arr"]))
+    rest = tuple(0 if i in advanced else slice(*k[1:]) if kind(k) == "slice" else k for i, k in enumerate(template))
+    others = V.index(a.view, rest)
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):
+        consumed = sum(k is not None and k is not Ellipsis for k in template)
+        at = sum(a.ndim - consumed if k is Ellipsis else 1 for k in template[: advanced[0]])
+    else:
+        at = 0
+    inner = [i if i < at else i + index_ndim for i in V.keep_order(others.shape, [others])]
+    return tuple(range(at, at + index_ndim)) + tuple(inner)
 
 
 def _broadcasts_to(shape, target) -> bool:
