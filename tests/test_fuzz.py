@@ -174,6 +174,10 @@ REGRESSIONS = [
     # elena_jax handed both dtypes to lax.eq, which refused (a TypeError instead of an answer).
     Program([("reduce", "r0", "b", "prod", -1, True), ("binary", "r1", "r0", "==", "a")],
             [np.arange(-4, 4).reshape(2, 4), np.array([[5], [15]], np.uint8)]),
+    # campaign seed 2029, program 41871: an int32 result into an empty uint8 out= view of another shape.
+    # NumPy refuses the cast (UFuncTypeError) before it looks at the shapes; elena_jax checked the shapes first.
+    Program([("view", "v1", "b", "[2:2:-2]"), ("ufunc_out", "multiply", "a", "b", "v1", "a > 0")],
+            [np.array([2], np.int32), np.array([19, 6, 7, 11], np.uint8)], error=TypeError),
 ]
 
 

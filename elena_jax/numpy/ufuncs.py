@@ -88,15 +88,16 @@ def _widen_comparison(ufunc, inputs, loop):
 def _check_out(ufunc, shape, loop, o, casting):
     if not isinstance(o, Tracer):
         raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
-    if not o.writeable:  # NB: NumPy refuses a read-only output before it looks at the cast
+    # NB: NumPy's order: a read-only output, then the cast, then the shapes
+    if not o.writeable:
         raise located(ValueError, "output array is read-only")
-    if broadcast_shapes(shape, o.shape) != o.shape:
-        raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
-                      f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
     if not np.can_cast(loop[ufunc.nin], o.dtype, casting):
         with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
             dummies = [np.ones((), d) for d in loop[: ufunc.nin]]
             ufunc(*dummies, out=np.empty((), o.dtype), casting=casting)
+    if broadcast_shapes(shape, o.shape) != o.shape:
+        raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
+                      f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
 
 
 def ufunc_rule(ufunc):
