@@ -178,6 +178,10 @@ REGRESSIONS = [
     # NumPy refuses the cast (UFuncTypeError) before it looks at the shapes; elena_jax checked the shapes first.
     Program([("view", "v1", "b", "[2:2:-2]"), ("ufunc_out", "multiply", "a", "b", "v1", "a > 0")],
             [np.array([2], np.int32), np.array([19, 6, 7, 11], np.uint8)], error=TypeError),
+    # campaign seed 2029, program 50270: np.hypot(uint8, 3) runs NumPy's float16 loop (computed in float32,
+    # rounded to float16: 10.4375); with a float32 out= elena_jax skipped the float16 rounding (10.4403).
+    Program([("view", "r0", "a", "[[1]]"), ("ufunc_out", "hypot", "b", "3", "r0", None)],
+            [np.array([-0.708192, -1.8368361, -0.5978779], np.float32), np.array([10], np.uint8)]),
 ]
 
 

@@ -87,3 +87,17 @@ def test_int64_uint64_comparisons_are_exact_as_numpys():
     u = np.array([0, 1, 2**63, 2**64 - 1, 5, 2**63], np.uint64)
     i = np.array([-1, 1, 2**62, -(2**63), 5, -(2**63)], np.int64)
     check_against_numpy(compare_int64_with_uint64, u, i)
+
+
+def float16_loops_into_wider_outputs(b, i):
+    o, o64 = np.zeros(4, np.float32), np.zeros(4)
+    np.sqrt(b, out=o)  # uint8 runs NumPy's float16 loop: the float32 out holds the float16 result
+    np.hypot(b, 3, out=o64)
+    np.divide(i, 7, out=o64, dtype=np.float16)
+    return o, o64, np.frexp(b.astype(np.float16))
+
+
+def test_float16_loops_round_to_float16_before_a_wider_out():
+    """Campaign seed 2029 #50270: hypot(uint8(10), 3) is 10.4375 (float16) in NumPy even into float32."""
+    check_against_numpy(float16_loops_into_wider_outputs, np.array([10, 3, 200, 7], np.uint8),
+                        np.array([1, -5, 100, 3], np.int8))

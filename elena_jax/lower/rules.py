@@ -201,6 +201,8 @@ def ufunc(ins, outs, name, loop, masked=False):
     else:
         res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
+    if wide and np.float16 in loop:  # NB: rounded to the loop's float16 before any cast to out's type
+        res = [cast(r, np.float16) if r.dtype == np.float32 else r for r in res]
     res = [cast(r, d) for r, (_, d) in zip(res, outs)]
     if masked:
         mask, old = ins[n], ins[n + 1 :]
