@@ -76,7 +76,7 @@ class Trace:
         if isinstance(x, Tracer):
             if x.trace is not self:
                 raise located(UnsupportedError, "an array traced by another elena_jax call was captured")
-            return Access(x.storage, x.view)
+            return Access(x.storage, x.header)
         if isinstance(x, (bool, int, float, complex)):
             return Const(x, weak=True)
         if isinstance(x, (np.ndarray, np.generic)):
@@ -107,7 +107,7 @@ class Trace:
         self.record(prim, [self.operand(x) for x in ins], [t.access for t in outs], params)
         if layout is None or list(layout) == sorted(layout):
             return outs
-        return [Tracer(self, t.storage, V.transpose(t.view, np.argsort(layout))) for t in outs]
+        return [Tracer(self, t.storage, V.transpose(t.header, np.argsort(layout))) for t in outs]
 
     def known_value(self, t: Tracer) -> np.ndarray | None:
         """The value of ``t`` if it is known at trace time, else None."""
@@ -118,7 +118,7 @@ class Trace:
             return np.zeros(t.shape, base.dtype)
         item = base.itemsize
         return np.lib.stride_tricks.as_strided(
-            base.reshape(-1)[t.view.offset :], t.shape, [st * item for st in t.view.strides]).copy()
+            base.reshape(-1)[t.header.offset :], t.shape, [st * item for st in t.header.strides]).copy()
 
     def write(self, prim: str, ins, dsts, /, **params) -> None:
         """An in-place write: the op's results go into the views ``dsts``."""
@@ -131,7 +131,7 @@ class Trace:
 def _transposed(x: Any, axes: tuple[int, ...]) -> Any:
     """Operand ``x`` of an elementwise op, broadcast to ``len(axes)`` dims and transposed."""
     if isinstance(x, Tracer):
-        return x.view_of(V.transpose(V.index(x.view, (None,) * (len(axes) - x.ndim)), axes))
+        return x.view_of(V.transpose(V.index(x.header, (None,) * (len(axes) - x.ndim)), axes))
     if isinstance(x, np.ndarray):
         return x[(None,) * (len(axes) - x.ndim)].transpose(axes)
     return x  # a Python scalar
@@ -171,11 +171,11 @@ class _Flags:
 
     @property
     def c_contiguous(self) -> bool:
-        return V.is_c_contiguous(self._t.view) and self._t.view.offset >= 0
+        return V.is_c_contiguous(self._t.header) and self._t.header.offset >= 0
 
     @property
     def f_contiguous(self) -> bool:
-        return V.is_c_contiguous(V.transpose(self._t.view))
+        return V.is_c_contiguous(V.transpose(self._t.header))
 
     @property
     def owndata(self) -> bool:
@@ -186,7 +186,7 @@ class _Flags:
 
 
 class Tracer:
-    """An ndarray stand-in: a View of a Storage inside one Trace."""
+    """An ndarray stand-in: a View (its ``header``; ``view()`` is NumPy's method) of a Storage in one Trace."""
 
     __array_priority__ = 1000
     __elena_tracer__ = True
@@ -198,7 +198,7 @@ class Tracer:
                  base: Tracer | None = None) -> None:
         self.trace = trace
         self.storage = storage
-        self.view = view
+        self.header = view
         self.writeable = writeable and storage.writeable
         self.base = base
 
@@ -206,7 +206,7 @@ class Tracer:
 
     @property
     def access(self) -> Access:
-        return Access(self.storage, self.view)
+        return Access(self.storage, self.header)
 
     @property
     def dtype(self) -> np.dtype:
@@ -214,23 +214,23 @@ class Tracer:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.view.shape
+        return self.header.shape
 
     @shape.setter
     def shape(self, shape) -> None:
-        new = V.reshape(self.view, shape)
+        new = V.reshape(self.header, shape)
         if new is None:
             raise AttributeError("Incompatible shape for in-place modification. "
                                  "Use `.reshape()` to make a copy with the desired shape.")
-        self.view = new
+        self.header = new
 
     @property
     def ndim(self) -> int:
-        return self.view.ndim
+        return self.header.ndim
 
     @property
     def size(self) -> int:
-        return self.view.size
+        return self.header.size
 
     @property
     def itemsize(self) -> int:
@@ -242,7 +242,7 @@ class Tracer:
 
     @property
     def strides(self) -> tuple[int, ...]:
-        return tuple(s * self.itemsize for s in self.view.strides)
+        return tuple(s * self.itemsize for s in self.header.strides)
 
     @property
     def flags(self) -> _Flags:
@@ -329,7 +329,7 @@ class Tracer:
         if self._index_order(order) == "F":  # NB: Fortran index order is C order of the reversed axes
             shape = V.resolve_shape(shape, self.size)
             return self.T.reshape(shape[::-1]).T
-        new = V.reshape(self.view, shape)
+        new = V.reshape(self.header, shape)
         if new is None:  # NB: NumPy copies when no view can express the result
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)
@@ -338,16 +338,16 @@ class Tracer:
         """A view exactly where NumPy's ravel in ``order`` is one: F is the C ravel of the reversed
         axes, K the C ravel of the axes by decreasing |stride| (negative strides read forwards)."""
         if order == "K":
-            return self.transpose(sorted(range(self.ndim), key=lambda i: -abs(self.view.strides[i]))).ravel()
+            return self.transpose(sorted(range(self.ndim), key=lambda i: -abs(self.header.strides[i]))).ravel()
         if self._index_order(order, "CFAK") == "F":
             return self.T.ravel()
-        if V.is_c_contiguous(self.view):
-            return self.view_of(V.reshape(self.view, (-1,)))
+        if V.is_c_contiguous(self.header):
+            return self.view_of(V.reshape(self.header, (-1,)))
         return HOOKS["copy"](self).reshape(-1)
 
     def transpose(self, *axes) -> Tracer:
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
-        return self.view_of(V.transpose(self.view, None if axes is None or len(axes) == 0 else axes))
+        return self.view_of(V.transpose(self.header, None if axes is None or len(axes) == 0 else axes))
 
     @property
     def T(self) -> Tracer:
@@ -358,14 +358,14 @@ class Tracer:
         return self.swapaxes(-1, -2)
 
     def swapaxes(self, a: int, b: int) -> Tracer:
-        return self.view_of(V.swapaxes(self.view, a, b))
+        return self.view_of(V.swapaxes(self.header, a, b))
 
     def squeeze(self, axis=None) -> Tracer:
-        return self.view_of(V.squeeze(self.view, axis))
+        return self.view_of(V.squeeze(self.header, axis))
 
     def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
         # NB: since NumPy 1.9 diagonal() is a read-only view.
-        return self.view_of(V.diagonal(self.view, offset, axis1, axis2), writeable=False)
+        return self.view_of(V.diagonal(self.header, offset, axis1, axis2), writeable=False)
 
     # -- indexing ---------------------------------------------------------------
 
@@ -381,7 +381,7 @@ class Tracer:
     def index_view(self, key) -> V.View:
         """The View of ``self[key]`` for a basic index; NumPy's IndexError with the user's line."""
         try:
-            return V.index(self.view, key)
+            return V.index(self.header, key)
         except IndexError as e:
             raise located(IndexError, str(e)) from None
 

@@ -419,7 +419,12 @@ def jnp_call(ins, outs, name, template, multiple=None):
 @rule("bitcast")
 def bitcast(ins, outs):
     (_, dtype), = outs
-    return [lax.bitcast_convert_type(ins[0], dtype)]
+    x = jnp.asarray(ins[0])
+    if x.dtype == np.bool_:  # NB: XLA bitcasts no bools; a NumPy bool is the byte 0 or 1
+        x = x.astype(np.uint8)
+    if dtype == np.bool_:
+        return [lax.bitcast_convert_type(x, np.uint8) != 0]
+    return [lax.bitcast_convert_type(x, dtype)]
 
 
 # --- ops made by the passes ---------------------------------------------------------------

@@ -129,7 +129,7 @@ def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:
         return c_order[::-1] if fortran else c_order
     if order != "K":
         raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    return V.keep_order(shape, [x.view if isinstance(x, Tracer) else _view_of(x) for x in arrays])
+    return V.keep_order(shape, [x.header if isinstance(x, Tracer) else _view_of(x) for x in arrays])
 
 
 def laid_out(r: Tracer, order: tuple[int, ...]) -> Tracer:

@@ -245,8 +245,8 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         if shape[ax] < w:
             raise located(ValueError, "window shape cannot be larger than input array shape")
         shape[ax] -= w - 1
-    strides = list(x.view.strides) + [x.view.strides[ax] for ax in axis]
-    new = V.View.make(tuple(shape) + window_shape, strides, x.view.offset)
+    strides = list(x.header.strides) + [x.header.strides[ax] for ax in axis]
+    new = V.View.make(tuple(shape) + window_shape, strides, x.header.offset)
     return x.view_of(new, writeable=writeable and x.writeable)
 
 

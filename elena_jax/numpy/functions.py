@@ -54,7 +54,7 @@ def swapaxes(a, axis1, axis2):
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
     a = _arr(a)
-    return a.view_of(V.moveaxis(a.view, source, destination))
+    return a.view_of(V.moveaxis(a.header, source, destination))
 
 
 @implements(np.squeeze)
@@ -65,7 +65,7 @@ def squeeze(a, axis=None):
 @implements(np.expand_dims)
 def expand_dims(a, axis):
     a = _arr(a)
-    return a.view_of(V.expand_dims(a.view, axis))
+    return a.view_of(V.expand_dims(a.header, axis))
 
 
 @implements(np.flip)
@@ -119,7 +119,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 def broadcast_to(array, shape, subok=False):
     a = _arr(array)
     try:
-        new = V.broadcast_to(a.view, shape if np.iterable(shape) else (shape,))
+        new = V.broadcast_to(a.header, shape if np.iterable(shape) else (shape,))
     except ValueError as e:
         raise located(ValueError, str(e)) from None
     return a.view_of(new, writeable=False)  # NB: NumPy's broadcast views are read-only
@@ -137,7 +137,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     strides = x.strides if strides is None else tuple(strides)
     if any(s % x.itemsize for s in strides):
         raise located(UnsupportedError, "as_strided with strides that are not whole elements")
-    new = V.View.make(shape, [s // x.itemsize for s in strides], x.view.offset)
+    new = V.View.make(shape, [s // x.itemsize for s in strides], x.header.offset)
     lo, hi = new.span()
     if lo < 0 or hi > x.storage.size:
         raise located(UnsupportedError, "as_strided view outside its storage (NumPy would read arbitrary memory)")
@@ -662,7 +662,7 @@ def einsum(*operands, **kwargs):
     writeable view in NumPy: a view here too. Everything else is computed by jax.numpy."""
     if len(operands) == 2 and isinstance(operands[0], str) and isinstance(operands[1], Tracer) \
             and kwargs.get("out") is None:
-        view = _einsum_view(operands[1].view, operands[0])
+        view = _einsum_view(operands[1].header, operands[0])
         if view is not None:
             return operands[1].view_of(view)
     return _einsum(*operands, **kwargs)
@@ -811,7 +811,7 @@ def size(a, axis=None):
 def shares_memory(a, b, max_work=None):
     if not (isinstance(a, Tracer) and isinstance(b, Tracer)) or a.storage is not b.storage:
         return False
-    return V.overlap(a.view, b.view)
+    return V.overlap(a.header, b.header)
 
 
 @implements(np.result_type)

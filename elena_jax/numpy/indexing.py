@@ -119,7 +119,7 @@ def _gather_order(a: Tracer, template, arrays) -> tuple[int, ...]:
     # NB: integers join the advanced indices; the index dims stay in place only if those are adjacent
     index_ndim = len(np.broadcast_shapes(*[np.shape(arrays[k[1]]) for k in template if kind(k) == "arr"]))
     rest = tuple(0 if i in advanced else slice(*k[1:]) if kind(k) == "slice" else k for i, k in enumerate(template))
-    others = V.index(a.view, rest)
+    others = V.index(a.header, rest)
     if advanced == list(range(advanced[0], advanced[-1] + 1)):
         consumed = sum(k is not None and k is not Ellipsis for k in template)
         at = sum(a.ndim - consumed if k is Ellipsis else 1 for k in template[: advanced[0]])
@@ -141,7 +141,7 @@ def setitem(a: Tracer, key, value) -> None:
         value = float_to_int(value, a.dtype)  # NB: NumPy's cast of NaN and out-of-range floats
     if is_basic_index(key):
         target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
-        if isinstance(value, Tracer) and value.storage is a.storage and value.view == target.view:
+        if isinstance(value, Tracer) and value.storage is a.storage and value.header == target.header:
             return  # `a[k] op= v` ends with a[k] = a[k]: a copy onto itself changes nothing
         _check_value_shape(value, target.shape)
         with numpy_errors():
@@ -213,7 +213,7 @@ HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Tracer):
         raise located(UnsupportedError, "np.copyto into an array that is not traced")
-    if isinstance(src, Tracer) and (src.storage, src.view, src.dtype) == (dst.storage, dst.view, dst.dtype):
+    if isinstance(src, Tracer) and (src.storage, src.header, src.dtype) == (dst.storage, dst.header, dst.dtype):
         return None  # NB: NumPy returns before any check when src is dst's very memory
     trace = dst.trace
     # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
@@ -245,7 +245,7 @@ def fill_diagonal(a, val, wrap=False):
         raise located(ValueError, "array must be at least 2-d")
     if a.ndim > 2 and len(set(a.shape)) != 1:
         raise located(ValueError, "All dimensions of input must be of equal length")
-    step = sum(a.view.strides)
+    step = sum(a.header.strides)
     n = min(a.shape)
     if wrap and a.ndim == 2 and a.shape[0] > a.shape[1] + 1:
         if not a.flags.c_contiguous:
@@ -253,7 +253,7 @@ def fill_diagonal(a, val, wrap=False):
         # NB: NumPy walks the flat array with step m+1, wrapping past the square
         target = a.reshape(-1)[:: a.shape[1] + 1]
     else:
-        target = a.view_of(V.View.make((n,), (step,), a.view.offset))
+        target = a.view_of(V.View.make((n,), (step,), a.header.offset))
     val_size = int(np.prod(shape_of(val)))
     if val_size not in (1, target.size):
         raise located(UnsupportedError, "np.fill_diagonal with a value that repeats cyclically")

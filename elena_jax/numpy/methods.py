@@ -56,7 +56,7 @@ def flatten(self, order="C"):
 
 def view(self, dtype=None, type=None):
     if dtype is None or np.dtype(dtype) == self.dtype:
-        return self.view_of(self.view)
+        return self.view_of(self.header)
     dtype = np.dtype(dtype)
     if dtype.itemsize != self.itemsize:
         raise located(UnsupportedError, "view() with a dtype of another size")

@@ -213,7 +213,7 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
 def in_order(r: Tracer, axes: list[int]) -> Tracer:
     """The array whose axes ``axes`` (in any numbering) are ``r``'s axes in memory order: a
     transposed header over ``r``'s storage that, like a fresh result, is no view (no base)."""
-    return Tracer(r.trace, r.storage, V.transpose(r.view, np.argsort(axes)), r.writeable)
+    return Tracer(r.trace, r.storage, V.transpose(r.header, np.argsort(axes)), r.writeable)
 
 
 def _result(trace, prim, ins, shape, dtype, out, params):
