@@ -132,6 +132,8 @@ def _transposed(x: Any, axes: tuple[int, ...]) -> Any:
     """Operand ``x`` of an elementwise op, broadcast to ``len(axes)`` dims and transposed."""
     if isinstance(x, Tracer):
         return x.view_of(V.transpose(V.index(x.header, (None,) * (len(axes) - x.ndim)), axes))
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
     if isinstance(x, np.ndarray):
         return x[(None,) * (len(axes) - x.ndim)].transpose(axes)
     return x  # a Python scalar

@@ -101,3 +101,13 @@ def test_float16_loops_round_to_float16_before_a_wider_out():
     """Campaign seed 2029 #50270: hypot(uint8(10), 3) is 10.4375 (float16) in NumPy even into float32."""
     check_against_numpy(float16_loops_into_wider_outputs, np.array([10, 3, 200, 7], np.uint8),
                         np.array([1, -5, 100, 3], np.int8))
+
+
+def compare_with_out_of_range_python_ints(u, i, b):
+    return [u < -1, u != -1, -1 < u, i < 2**63, i == 2**63, 2**63 > i, b < 2**63, b != -1, b > 2**64 - 1]
+
+
+def test_integer_arrays_compare_with_any_int64_or_uint64_python_int():
+    """uint64 against -1 and int64 against 2**63 are exact in NumPy 2 (OverflowError here before)."""
+    check_against_numpy(compare_with_out_of_range_python_ints, np.array([0, 5, 2**64 - 1], np.uint64),
+                        np.array([-5, 0, 2**63 - 1]), np.array([1, 200, 3], np.uint8))

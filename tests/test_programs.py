@@ -1365,6 +1365,16 @@ LAID_OUT = {
     "fix": lambda t: np.fix(t / 2), "fancy_middle": lambda t: t[:, [0, 2]], "fancy_first": lambda t: t[[1, 0]],
     "round_decimals": lambda t: np.round(_three_d(t), 1), "round_int": lambda t: np.round(_three_d(t).astype(int), -1),
     "einsum_sum": lambda t: np.einsum("ij->i", t),
+    # a C-ordered where= mask or list operand keeps an elementwise result in C order
+    "sum_where": lambda t: _three_d(t).sum(axis=1, where=np.ones((2, 3, 2), bool)),
+    "where_list": lambda t: np.where(t > 3, [1.0, 2.0, 3.0], t), "array_of_list": lambda t: np.array([t, t]),
+    # copies and *_like sort the axes by stride: a broadcast axis is innermost
+    "copy_of_broadcast": lambda t: np.copy(np.broadcast_to(t[0], (2, 3))),
+    "astype_of_broadcast": lambda t: np.broadcast_to(t[:, :1], (4, 3)).astype(np.float32),
+    "ones_like_new_shape": lambda t: np.ones_like(t, shape=(5, 6)),
+    "pad_of_gapped": lambda t: np.pad(t[::2], 1),  # NB: np.pad looks at the contiguity flags
+    "fancy_by_fortran_index": lambda t: t[0][np.zeros((3, 4), int).T + 1],
+    "order_A": lambda t: np.add(t, np.arange(3.0), order="A"),
     # C-ordered whatever the input: ndarray.copy(), argmax, matmul, ones_like(order='C')
     "copy_method": lambda t: t.copy(), "argmax": lambda t: np.argmax(_three_d(t), axis=1), "matmul": lambda t: t @ t.T,
     "ones_like_c": lambda t: np.ones_like(t, order="C"),
@@ -1480,3 +1490,7 @@ def test_a_constant_keeps_its_layout():
 
 def test_augmented_assignment_of_a_scalar_element():
     check_against_numpy(augmented_scalar_element_promotes_then_casts, np.array([True, False, True]), I32)
+
+
+def test_contiguous_arrays_of_a_scalar_are_one_dimensional():
+    check_against_numpy(lambda a: (np.ascontiguousarray(a[0, 0]) + 0, np.asfortranarray(a[0, 1]) + 0), F)

@@ -117,19 +117,30 @@ def check_dtype_supported(dtype: np.dtype) -> None:
 
 def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:
     """The order of axes in memory (outermost first) NumPy gives a new array of ``shape`` made
-    from ``operands`` with its ``order=`` argument: C, F, or following the operands (K, A)."""
-    arrays = [x for x in operands if isinstance(x, (Tracer, np.ndarray))]
+    from ``operands`` with its ``order=`` argument: C, F, or following the operands (K, A).
+    An elementwise op's operands (a list is a C-ordered array; a ``where=`` mask counts)."""
+    arrays = [np.asarray(x) if isinstance(x, (list, tuple)) else x for x in operands]
+    arrays = [x for x in arrays if isinstance(x, (Tracer, np.ndarray))]
     c_order = tuple(range(len(shape)))
     if order in (None, "C") or not arrays and order != "F":
         return c_order
     if order == "F":
         return c_order[::-1]
-    if order == "A":  # NB: Fortran order only when every operand is Fortran contiguous
-        fortran = all(x.flags.f_contiguous and not x.flags.c_contiguous for x in arrays)
-        return c_order[::-1] if fortran else c_order
+    if order == "A":  # NB: Fortran order only when every operand is Fortran contiguous (1-d ones are)
+        return c_order[::-1] if all(x.flags.f_contiguous for x in arrays) else c_order
     if order != "K":
         raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     return V.keep_order(shape, [x.header if isinstance(x, Tracer) else _view_of(x) for x in arrays])
+
+
+def like_order(a, order: str = "K") -> tuple[int, ...]:
+    """NumPy's memory order of a new array like ``a`` (copy, astype, ``*_like``, ``np.array``):
+    for K, ``a``'s axes by decreasing |stride|, so broadcast (zero-stride) axes are innermost,
+    where an elementwise op's iterator ignores them."""
+    v = a.header if isinstance(a, Tracer) else _view_of(np.asarray(a))
+    if order != "K" or all(n == 1 or s for n, s in zip(v.shape, v.strides)):
+        return memory_order(v.shape, [a], order)
+    return tuple(sorted(range(v.ndim), key=lambda i: -abs(v.strides[i])))
 
 
 def laid_out(r: Tracer, order: tuple[int, ...]) -> Tracer:
@@ -159,7 +170,7 @@ def float_to_int(x: Tracer, dtype: np.dtype, order: str = "K") -> Tracer:
     """``x.astype(dtype, order=order)`` of a float array to a signed or small integer type, as
     NumPy computes it; a cast of any other pair is the plain conversion."""
     dtype = np.dtype(dtype)
-    layout = memory_order(x.shape, [x], order)
+    layout = like_order(x, order)
     if x.dtype.kind != "f" or dtype.kind not in "iu" or dtype.kind == "u" and dtype.itemsize >= 4:
         return fresh(x.trace, "copy", [x], x.shape, dtype, layout=layout)
     via = np.dtype(_VIA[dtype.itemsize])

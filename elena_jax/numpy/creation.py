@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import _SKIPPED, ConcretizationError, user_location
 from ..tracer import Tracer, current_trace
-from ._core import fresh, implements, memory_order, result_dtype, trace_of
+from ._core import fresh, implements, laid_out, like_order, memory_order, result_dtype, trace_of
 
 CREATION: dict[str, callable] = {}
 
@@ -81,7 +81,9 @@ def _like(name, value):
         like = np.shape(a) if not isinstance(a, Tracer) else a.shape
         shape = _shape(shape) if shape is not None else like
         fill = kw.get("fill_value", value)
-        return _filled(shape, fill, dtype, memory_order(shape, [a] if shape == like else [], order))
+        # NB: a new shape of as many dims is laid out as ``a`` is too
+        layout = like_order(a, order) if len(shape) == len(like) else memory_order(shape, [], order)
+        return _filled(shape, fill, dtype, layout)
 
     impl.__name__ = name
     return impl
@@ -100,7 +102,7 @@ def constant(value: np.ndarray) -> Tracer:
     """A traced array holding a value known at trace time."""
     value = np.asarray(value)
     trace = trace_of()
-    layout = memory_order(value.shape, [value])  # NB: np.asarray(W.T) of a global W is Fortran ordered
+    layout = like_order(value)  # NB: np.asarray(W.T) of a global W is Fortran ordered
     t = fresh(trace, "copy", [value], value.shape, value.dtype, layout=layout)
     trace.known[t.storage.id] = value.transpose(layout)  # in the storage's order
     return t
@@ -173,8 +175,9 @@ def leaves(obj):
 
 
 def _assemble(obj, dtype, order="K"):
-    if isinstance(obj, (list, tuple)):
-        return np.stack([_assemble(x, dtype) for x in obj])
+    if isinstance(obj, (list, tuple)):  # NB: a new array from a nested sequence is C-ordered
+        r = np.stack([_assemble(x, dtype) for x in obj])
+        return laid_out(r, tuple(range(r.ndim)))
     if isinstance(obj, Tracer):
         return obj.astype(dtype, order=order)
     return constant(np.array(obj, dtype=dtype))
@@ -211,12 +214,14 @@ CREATION["asanyarray"] = asarray
 @creation("ascontiguousarray")
 def ascontiguousarray(a, dtype=None, *, like=None):
     a = asarray(a, dtype)
+    a = a if a.ndim else a[None]  # NB: at least 1-d, as NumPy's
     return a if a.flags.c_contiguous else a.copy()
 
 
 @creation("asfortranarray")
 def asfortranarray(a, dtype=None, *, like=None):
     a = asarray(a, dtype)
+    a = a if a.ndim else a[None]
     return a if a.flags.f_contiguous else a.copy(order="F")
 
 

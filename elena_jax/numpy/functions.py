@@ -17,7 +17,17 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
-from ._core import float_to_int, fresh, implements, laid_out, memory_order, result_dtype, shape_of, trace_of
+from ._core import (
+    float_to_int,
+    fresh,
+    implements,
+    laid_out,
+    memory_order,
+    result_dtype,
+    sequence_as_array,
+    shape_of,
+    trace_of,
+)
 from .creation import asarray, constant, intercept, leaves
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
@@ -240,6 +250,9 @@ def where(condition, x=None, y=None):
     if x is None and y is None:
         raise ConcretizationError(f"np.where(condition) has a data-dependent output shape\n  at {user_location()}")
     trace = trace_of(condition, x, y)
+    # NB: lists are arrays here (np.where(m, [1., 2.], a)); Python scalars stay weak
+    condition, x, y = (np.asarray(v) if isinstance(v, (list, tuple)) else v
+                       for v in map(sequence_as_array, (condition, x, y)))
     with numpy_errors():
         dtype = np.result_type(*[v.dtype if isinstance(v, Tracer) else v for v in (x, y)])
     shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
@@ -429,10 +442,19 @@ def _run_numpy(func, args, kwargs, full: bool = False):
 
 
 def _layout_probe(x):
-    """``x`` as a small NumPy array laid out in memory as ``x`` is (see `_numpy_layouts`)."""
+    """``x`` as a small NumPy array laid out in memory as ``x`` is (see `_numpy_layouts`): at most
+    3 elements per axis, axes in the same stride order and direction, and a gap wherever ``x`` has
+    one (so its contiguity flags are ``x``'s: np.pad, for one, looks at them)."""
     if isinstance(x, Tracer):
-        order = memory_order(x.shape, [x])
-        return np.ones([min(x.shape[i], 3) for i in order], x.dtype).transpose(np.argsort(order))
+        v = x.header
+        small = [min(n, 3) for n in v.shape]
+        strides, whole, probe_whole = [0] * v.ndim, 1, 1  # whole: the stride of a gapless next axis
+        for i in sorted((i for i in range(v.ndim) if v.strides[i] and v.shape[i] > 1), key=lambda i: abs(v.strides[i])):
+            strides[i] = probe_whole if abs(v.strides[i]) == whole else probe_whole + 1
+            whole, probe_whole = abs(v.strides[i]) * v.shape[i], strides[i] * small[i]
+        buffer = np.ones(probe_whole + 1, x.dtype)
+        p = np.lib.stride_tricks.as_strided(buffer, small, [s * x.itemsize for s in strides])
+        return p[tuple(slice(None, None, -1 if s < 0 else 1) for s in v.strides)]
     if isinstance(x, (list, tuple)):
         return type(x)(_layout_probe(v) for v in x)
     return x

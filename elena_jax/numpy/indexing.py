@@ -23,6 +23,7 @@ from ._core import (
     fresh,
     implements,
     laid_out,
+    like_order,
     memory_order,
     sequence_as_array,
     shape_of,
@@ -114,12 +115,13 @@ def _gather_order(a: Tracer, template, arrays) -> tuple[int, ...]:
         return k[0] if isinstance(k, tuple) else "int" if isinstance(k, (int, np.integer)) else None
 
     advanced = [i for i, k in enumerate(template) if kind(k) in ("arr", "int")]
-    if not advanced:  # a[True] and the like: a new axis, nothing to order
-        return tuple(range(len(_result_shape(a, template, arrays))))
     # NB: integers join the advanced indices; the index dims stay in place only if those are adjacent
-    index_ndim = len(np.broadcast_shapes(*[np.shape(arrays[k[1]]) for k in template if kind(k) == "arr"]))
+    index_shape = np.broadcast_shapes(*[np.shape(arrays[k[1]]) for k in template if kind(k) == "arr"])
+    index_ndim = len(index_shape)
     rest = tuple(0 if i in advanced else slice(*k[1:]) if kind(k) == "slice" else k for i, k in enumerate(template))
     others = V.index(a.header, rest)
+    if others.ndim == 0:  # NB: only index dims: laid out as the index arrays are
+        return memory_order(index_shape, arrays)
     if advanced == list(range(advanced[0], advanced[-1] + 1)):
         consumed = sum(k is not None and k is not Ellipsis for k in template)
         at = sum(a.ndim - consumed if k is Ellipsis else 1 for k in template[: advanced[0]])
@@ -203,7 +205,7 @@ def _check_value_shape(value, shape) -> None:
 
 
 def copy(a, order: str = "C") -> Tracer:
-    return fresh(trace_of(a), "copy", [a], shape_of(a), a.dtype, layout=memory_order(shape_of(a), [a], order))
+    return fresh(trace_of(a), "copy", [a], shape_of(a), a.dtype, layout=like_order(a, order))
 
 
 HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)

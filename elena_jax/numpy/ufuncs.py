@@ -74,14 +74,25 @@ _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_
 
 def _widen_comparison(ufunc, inputs, loop):
     """NB: NumPy 2 compares an integer array with any Python int, even one outside the
-    array dtype's range (``uint8_array != -7`` is all True): compare in int64 then."""
+    array dtype's range (``uint8_array != -7`` is all True): compare in int64 then, or in
+    int64 against uint64 (the lowering's exact mixed comparison) beyond int64's range."""
     if ufunc.__name__ not in _COMPARISONS:
         return loop
-    wide = np.iinfo(np.int64)
-    for x, d in zip(inputs, loop):
+    i64, u64 = np.dtype(np.int64), np.dtype(np.uint64)
+    for k, (x, d) in enumerate(zip(inputs, loop[:2])):
         if type(x) is int and d.kind in "iu" and not np.iinfo(d).min <= x <= np.iinfo(d).max:
-            if wide.min <= x <= wide.max and all(np.can_cast(t, np.int64) for t in loop[:2]):
-                return (np.dtype(np.int64),) * 2 + tuple(loop[2:])
+            other = loop[1 - k]
+            if np.iinfo(i64).min <= x <= np.iinfo(i64).max and np.can_cast(other, i64):
+                return (i64, i64) + tuple(loop[2:])
+            if np.iinfo(i64).min <= x < 0:  # against uint64
+                pair = [u64, u64]
+                pair[k] = i64
+            elif np.iinfo(i64).max < x <= np.iinfo(u64).max:
+                pair = [u64 if other.kind == "u" else i64] * 2
+                pair[k] = u64
+            else:
+                continue
+            return tuple(pair) + tuple(loop[2:])
     return loop
 
 
@@ -114,7 +125,7 @@ def ufunc_rule(ufunc):
             raise located(ValueError, "Integers to negative integer powers are not allowed.")
         shape = broadcast_shapes(*map(shape_of, inputs))
         params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
-        layout = memory_order(shape, inputs, order)
+        layout = memory_order(shape, inputs + ([] if where is True else [where]), order)
         if all(o is None for o in outs) and where is True:
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
@@ -181,7 +192,7 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     if not isinstance(a, Tracer):
         a = fresh(trace, "copy", [np.asarray(a)], np.shape(a), np.asarray(a).dtype)
     axes = reduce_axes(axis, a.ndim)
-    order = memory_order(a.shape, [a])
+    order = memory_order(a.shape, [a] + ([] if where is True else [where]))
     if out is None and list(order) != sorted(order):
         # NB: NumPy lays the result out as the kept axes lie in memory (a.T.sum(0) is Fortran
         # ordered): reduce the array seen in memory order, and return the result's view back
