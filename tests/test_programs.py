@@ -1464,6 +1464,20 @@ def test_an_argument_keeps_its_strides(view):
     check_against_numpy(ravel_writes if x.flags.writeable else lambda x: x.ravel().copy() + x.T.ravel(), x)
 
 
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(st.data())
+def test_an_argument_of_any_layout_is_written_as_in_numpy(data):
+    """Random transposes, steps and reversals of the caller's array: ravel/reshape inside ``f`` copy or
+    view exactly as NumPy's, so the caller's memory (gaps included) ends as NumPy leaves it."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    base = np.arange(float(np.prod(shape) * 4)).reshape([n * 2 if k == 0 else n for k, n in enumerate(shape)] +
+                                                         [2])[..., 0]
+    order = data.draw(st.permutations(range(len(shape))))
+    steps = tuple(slice(None, None, data.draw(st.sampled_from([1, -1, 2]))) for _ in shape)
+    x = base.transpose(order)[steps]
+    check_against_numpy(ravel_writes, x)
+
+
 def einsum_views(a, s):
     v = np.einsum("ij->ji", a)  # NB: NumPy returns a writeable view for a relabelling
     v[0, 1] = 50
