@@ -182,6 +182,14 @@ REGRESSIONS = [
     # rounded to float16: 10.4375); with a float32 out= elena_jax skipped the float16 rounding (10.4403).
     Program([("view", "r0", "a", "[[1]]"), ("ufunc_out", "hypot", "b", "3", "r0", None)],
             [np.array([-0.708192, -1.8368361, -0.5978779], np.float32), np.array([10], np.uint8)]),
+    # campaign seed 2029, program 75469: `v += -4` of a read-only uint8 view raises NumPy's read-only
+    # ValueError; elena_jax converted -4 to uint8 first (OverflowError).
+    Program([("view", "v0", "a", ".diagonal(0)"), ("augment", "v0", "0:3:2", "+", "-4")],
+            [np.arange(9, dtype=np.uint8).reshape(3, 3), np.zeros(2)], error=ValueError),
+    # campaign seed 2029, program 76584: uint64 <= -5 is False everywhere in NumPy 2; elena_jax raised
+    # OverflowError converting -5 to uint64.
+    Program([("reduce", "r0", "a", "prod", -1, True), ("binary", "r1", "r0", "<=", "-5")],
+            [np.arange(1, 7, dtype=np.uint8).reshape(2, 3), np.zeros(2)]),
 ]
 
 

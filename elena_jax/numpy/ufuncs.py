@@ -117,6 +117,9 @@ def ufunc_rule(ufunc):
         inputs = [sequence_as_array(x) for x in args[: ufunc.nin]]
         outs = _outs(ufunc, args, out)
         trace = trace_of(*inputs, *outs, where)
+        if any(isinstance(o, Tracer) and not o.writeable for o in outs):
+            # NB: NumPy refuses a read-only output before it converts the operands (uint8 += -4)
+            raise located(ValueError, "output array is read-only")
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         with numpy_errors():
             ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
