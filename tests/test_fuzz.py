@@ -190,6 +190,10 @@ REGRESSIONS = [
     # OverflowError converting -5 to uint64.
     Program([("reduce", "r0", "a", "prod", -1, True), ("binary", "r1", "r0", "<=", "-5")],
             [np.arange(1, 7, dtype=np.uint8).reshape(2, 3), np.zeros(2)]),
+    # campaign seed 2029, program 79684: np.copyto(read-only bool diagonal, float32 array): NumPy refuses the
+    # read-only destination (ValueError) before the cast; elena_jax checked the cast first (TypeError).
+    Program([("binary", "r0", "b", "==", "a"), ("view", "v1", "r0", ".diagonal(0)"), ("copyto", "v1", "b", None)],
+            [np.zeros((2, 2), bool), np.array([-0.26, -0.27], np.float32)], error=ValueError),
 ]
 
 

@@ -217,6 +217,7 @@ def copyto(dst, src, casting="same_kind", where=True):
         raise located(UnsupportedError, "np.copyto into an array that is not traced")
     if isinstance(src, Tracer) and (src.storage, src.header, src.dtype) == (dst.storage, dst.header, dst.dtype):
         return None  # NB: NumPy returns before any check when src is dst's very memory
+    dst.check_writeable()  # NB: then a read-only destination, before the cast and the shapes
     trace = dst.trace
     # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
     # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
