@@ -4,23 +4,35 @@ and does what it says to the program's structure."""
 import jax
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import elena_jax
 from elena_jax.lower import lower
 from elena_jax.passes import (
+    PIPELINE,
     coalesce_writes,
     eliminate_dead_writes,
     forward_reads,
     merge_assembles,
     optimize,
     split_lanes,
+    vectorize_lanes,
 )
+from elena_jax.testing import check_against_numpy
 
 
 def traced(f, *args):
     fz = elena_jax.functionalize(f, optimize=False)
     t = fz.trace(args, {})[0]
     return t.program
+
+
+def unvectorized(program):
+    """The pipeline without lane vectorization: the assembles the earlier passes build."""
+    for p in PIPELINE:
+        program = program if p is vectorize_lanes else p(program)
+    return program
 
 
 def run(program, *args):
@@ -137,7 +149,7 @@ def test_pass_preserves_results(f, make, p):
 
 def test_coalescing_tiles_a_fresh_storage_without_initialising_it():
     rng = np.random.default_rng(0)
-    program = optimize(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
+    program = unvectorized(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
     prims = [op.prim for op in program.ops]
     assert prims.count("assemble") == 1
     assert "full" not in prims  # np.empty_like's fill is dead: the writes tile it
@@ -157,7 +169,7 @@ def test_forwarding_reads_the_written_value_directly():
 def test_forwarding_looks_past_assembles_of_other_lanes_and_unit_axes():
     """Every read of d and of boxes takes a written value: neither is ever materialized."""
     rng = np.random.default_rng(0)
-    program = optimize(traced(decode_clamped, rng.uniform(size=(6, 4)), rng.normal(size=(6, 4))))
+    program = unvectorized(traced(decode_clamped, rng.uniform(size=(6, 4)), rng.normal(size=(6, 4))))
     d, boxes = (s for s in program.storages if s.origin.startswith("full"))
     assert not any(a.storage in (d, boxes) for op in program.ops for a in op.reads())
     assert [op.prim for op in program.ops].count("assemble") == 1  # the output, once: clip merged in
@@ -176,7 +188,7 @@ def test_forwarding_stops_at_an_assemble_that_wrote_part_of_the_read():
 def test_lanes_flow_through_fresh_arrays_and_whole_copies():
     """b[:, 2:] * 0.5 is split into lanes because b was written by lanes; c = b.copy() is read
     lane by lane from the values written into b: only the two results are assembled."""
-    program = optimize(traced(convert_formats, np.ones((6, 4))))
+    program = unvectorized(traced(convert_formats, np.ones((6, 4))))
     b = program.inputs[0]
     assembles = [op for op in program.ops if op.prim == "assemble"]
     assert len(assembles) == 2 and all(op.params["covering"] for op in assembles)
@@ -185,15 +197,15 @@ def test_lanes_flow_through_fresh_arrays_and_whole_copies():
 
 
 def test_rewriting_the_same_view_stays_in_one_run():
-    program = optimize(traced(normalize, np.ones((4, 5, 3))))
+    program = unvectorized(traced(normalize, np.ones((4, 5, 3))))
     assert [op.prim for op in program.ops].count("assemble") == 1
     assert not any(op.prim == "copy" for op in program.ops)
 
 
 def test_expensive_pieces_are_placed_by_update_slices_and_cheap_ones_by_select():
     rng = np.random.default_rng(0)
-    logs = optimize(traced(log_deltas, rng.uniform(1, 2, (6, 4)), rng.uniform(1, 2, (6, 4))))
-    decoded = optimize(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
+    logs = unvectorized(traced(log_deltas, rng.uniform(1, 2, (6, 4)), rng.uniform(1, 2, (6, 4))))
+    decoded = unvectorized(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
     (a,), (d,) = ([op for op in p.ops if op.prim == "assemble"] for p in (logs, decoded))
     assert a.params["slices"] and not d.params["slices"]
 
@@ -227,3 +239,151 @@ def test_lane_splitting_splits_interleaved_columns_but_not_overlapping_shifts():
     assert len(clips) == 4 and all(op.outs[0].view.shape == (5,) for op in clips)
     kept = split_lanes(traced(shift_columns_right, np.zeros((3, 4))))
     assert [op.outs[0].view.shape for op in kept.ops if op.prim == "ufunc"] == [(3, 2)]
+
+
+# --- lane vectorization --------------------------------------------------------------------
+
+
+def late_write(a):
+    """Lanes 0 and 1 read ``a`` before it is written, lanes 2 and 3 after."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 0] * 2
+    out[:, 1] = a[:, 1] * 2
+    a[:, :2] = -1.0
+    out[:, 3] = a[:, 3] * 2
+    out[:, 2] = a[:, 2] * 2
+    return out
+
+
+def per_lane_constants(a):
+    out = np.empty((a.shape[0], 3), np.float32)
+    out[:, 2] = a[:, 0] + 2
+    out[:, 0] = a[:, 0] + 1
+    out[:, 1] = a[:, 0] + 0.5
+    return out
+
+
+VECTORIZED = [
+    (decode, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 8)))),
+    (log_deltas, lambda rng: (rng.uniform(1, 9, (6, 4)), rng.uniform(1, 9, (6, 4)))),
+    (convert_formats, lambda rng: (rng.uniform(1, 9, (6, 4)),)),
+    (late_write, lambda rng: (rng.normal(size=(5, 4)),)),
+    (per_lane_constants, lambda rng: (rng.uniform(0, 9, (5, 2)).astype(np.float32),)),
+]
+
+
+@pytest.mark.parametrize("f,make", VECTORIZED, ids=lambda x: getattr(x, "__name__", ""))
+def test_vectorizing_preserves_results(f, make):
+    args = make(np.random.default_rng(0))
+    program = unvectorized(traced(f, *args))
+    vectorized = vectorize_lanes(program)
+    vectorized.verify()
+    for x, y in zip(run(program, *args), run(vectorized, *args)):
+        np.testing.assert_array_equal(x, y)
+    check_against_numpy(f, *make(np.random.default_rng(1)))
+
+
+def ufuncs(program, name):
+    return [op for op in program.ops if op.prim == "ufunc" and op.params["name"] == name]
+
+
+def test_lanes_computed_alike_are_one_op_over_all_lanes():
+    """decode's eight column expressions are one multiply and one add over (N, 8), and the
+    deltas are read as one interleaved (N, 8) view: no assemble is left."""
+    rng = np.random.default_rng(0)
+    program = optimize(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))
+    assert "vectorize_lanes" in program.fired
+    assert not any(op.prim == "assemble" for op in program.ops)
+    (mul,), (add,) = ufuncs(program, "multiply"), ufuncs(program, "add")
+    assert mul.outs[0].view.shape == add.outs[0].view.shape == (6, 8)
+    deltas = program.inputs[1]
+    assert any(a.storage is deltas and a.view.shape == (6, 8) for a in mul.reads())
+
+
+def test_expensive_lanes_are_computed_once_per_element():
+    rng = np.random.default_rng(0)
+    program = optimize(traced(log_deltas, rng.uniform(1, 2, (6, 4)), rng.uniform(1, 2, (6, 4))))
+    (log,) = ufuncs(program, "log")
+    assert log.outs[0].view.shape == (6, 4)
+
+
+def test_different_cheap_ufuncs_are_selected_by_lane():
+    """xywh -> xyxy: lanes 0, 1 add and lanes 2, 3 subtract the same operands."""
+    program = optimize(traced(convert_formats, np.ones((6, 4))))
+    selects = [op for op in program.ops if op.prim == "select_lanes"]
+    assert any(op.params["lanes"] == (0, 0, 1, 1) for op in selects)
+
+
+def test_per_lane_scalars_become_one_constant_vector():
+    program = optimize(traced(per_lane_constants, np.ones((5, 2), np.float32)))
+    (add,) = ufuncs(program, "add")
+    vector = next(x.value for x in add.ins if not hasattr(x, "storage"))
+    np.testing.assert_array_equal(vector, np.array([1, 0.5, 2], np.float32))
+
+
+def test_reads_of_a_storage_written_since_are_not_moved():
+    """late_write's lanes 0 and 1 read ``a`` before ``a[:, :2] = -1``: they cannot be read from
+    ``a`` where the assemble was, so the assemble stays."""
+    program = optimize(traced(late_write, np.ones((5, 4))))
+    assert "vectorize_lanes" not in program.fired
+
+
+LEAVES = st.one_of(
+    st.tuples(st.just("col"), st.integers(0, 1), st.integers(0, 3)),
+    st.tuples(st.just("const"), st.sampled_from([0.5, 2, -3.0, 7])),
+)
+NAMES = ["add", "subtract", "multiply", "maximum", "minimum"]
+TREES = st.recursive(
+    LEAVES,
+    lambda t: st.one_of(st.tuples(st.just("op"), st.sampled_from(NAMES), t, t), st.tuples(st.just("exp"), t)),
+    max_leaves=6,
+)
+
+
+@st.composite
+def variant(draw, tree, root=True):
+    """``tree`` with some leaves, ufuncs or subtrees below the root changed: lanes computed
+    almost alike."""
+    change = draw(st.integers(0, 9))
+    if change == 0 and not root:
+        return draw(TREES)
+    if tree[0] == "col":
+        return ("col", tree[1], draw(st.integers(0, 3))) if change < 5 else tree
+    if tree[0] == "const":
+        return ("const", draw(st.sampled_from([0.5, 2, -3.0, 7]))) if change < 4 else tree
+    if tree[0] == "exp":
+        return ("exp", draw(variant(tree[1], False)))
+    name = draw(st.sampled_from(NAMES)) if change < 2 else tree[1]
+    return ("op", name, draw(variant(tree[2], False)), draw(variant(tree[3], False)))
+
+
+def evaluate(tree, args):
+    if tree[0] == "col":
+        x = args[tree[1]]
+        return x[:, tree[2] % x.shape[1]]
+    if tree[0] == "const":
+        return tree[1]
+    if tree[0] == "exp":
+        return np.exp(np.minimum(evaluate(tree[1], args), 5))
+    return getattr(np, tree[1])(evaluate(tree[2], args), evaluate(tree[3], args))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data(), k=st.integers(2, 6), inplace=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]))
+def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
+    """Each lane j of a fresh (N, k) array, or of the argument itself, is written with a
+    variant of one random expression of columns of the arguments: vectorized, selected by
+    lane, or left alone, the result is NumPy's."""
+    template = data.draw(TREES.filter(lambda t: t[0] not in ("col", "const")))
+    lanes = [data.draw(variant(template)) for _ in range(k)]
+    order = data.draw(st.permutations(range(k)))
+
+    def f(a, b):
+        out = a if inplace else np.empty((a.shape[0], k), a.dtype)
+        for j in order:
+            out[:, j] = evaluate(lanes[j], (a, b))
+        return out
+
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-2, 2, (7, k)).astype(dtype)
+    check_against_numpy(f, a, rng.uniform(-2, 2, (7, 4)).astype(dtype))

@@ -9,6 +9,8 @@ to the storage's dtype as NumPy's assignment does.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 
 import jax.numpy as jnp
@@ -446,3 +448,17 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False):
     x = x.reshape(shape)
     return [lax.optimization_barrier(x) if materialize else x]
 
+
+
+@rule("select_lanes")
+def select_lanes(ins, outs, lanes):
+    """Lane k of the result is lane k of ``ins[lanes[k]]`` (an input of one lane is
+    broadcast): selects against constant lane masks, which XLA fuses."""
+    (shape, dtype), = outs
+    lane = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
+    for g in dict.fromkeys(lanes[:-1]):
+        if g != lanes[-1]:
+            mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
+            x = lax.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
+    return [x]

@@ -14,8 +14,10 @@ from .dead import eliminate_dead_writes
 from .forward import forward_reads
 from .lanes import split_lanes
 from .merge import merge_assembles
+from .vectorize import vectorize_lanes
 
-PIPELINE = [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes]
+PIPELINE = [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes, vectorize_lanes,
+            eliminate_dead_writes]
 
 
 def optimize(program: Program) -> Program:
@@ -31,5 +33,5 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "merge_assembles",
-    "split_lanes",
+    "split_lanes", "vectorize_lanes",
 ]

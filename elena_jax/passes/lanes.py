@@ -31,7 +31,7 @@ from ._rewrite import copy_program
 LIMIT = 8
 
 
-def _splittable(op: Op) -> bool:
+def splittable(op: Op) -> bool:
     if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
         return False
     v = op.outs[0].view
@@ -47,7 +47,7 @@ def _splittable(op: Op) -> bool:
     return all(isinstance(x, Access) or getattr(x.value, "ndim", 0) == 0 for x in op.ins)
 
 
-def _lane(x, j: int):
+def lane(x, j: int):
     if not isinstance(x, Access):
         return x
     if x.view.shape[-1] == 1:
@@ -66,7 +66,7 @@ def split_lanes(program: Program) -> Program:
         if op.prim == "copy" and any(a.storage.id in by_lanes for a in op.reads()):
             by_lanes.update(a.storage.id for a in op.outs)
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
-        if not _splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads()):
+        if not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads()):
             ops.append(op)
             continue
         changed = True
@@ -75,7 +75,7 @@ def split_lanes(program: Program) -> Program:
         if fresh:
             ops.append(Op("full", (), (Access.whole(out.storage),), {"value": 0}, op.where))
         for j in range(out.view.shape[-1]):
-            ops.append(Op(op.prim, tuple(_lane(x, j) for x in op.ins), (_lane(out, j),), op.params, op.where))
+            ops.append(Op(op.prim, tuple(lane(x, j) for x in op.ins), (lane(out, j),), op.params, op.where))
     if not changed:
         return program
     new = copy_program(program)

@@ -1,0 +1,228 @@
+"""Lane vectorization: lanes computed alike become one computation over all lanes.
+
+After lane splitting, coalescing and forwarding, the decode-boxes pattern is
+K column expressions (``x1 = cx - w / 2``, ``y1 = cy - h / 2``, ...) that one
+covering ``assemble`` places into the lanes of an interleaved (N, K) array.
+Lowered as it stands, every element of the result evaluates the expressions
+of all K lanes and selects one: K times the arithmetic, and K exponentials
+where NumPy computes one. This pass rebuilds the K expressions as one
+expression over (N, K) arrays, lane axis last (SLP vectorization), as the
+fastest hand-written JAX does (the per-lane-select form of the benchmark):
+
+- lanes computed by the same ufunc become that ufunc over all lanes;
+- lanes computed by different cheap ufuncs of alike operands (``cx - w / 2``
+  and ``cx + w / 2``) become each ufunc over all lanes and a select by lane;
+- per-lane scalars become one constant vector; one value used by all lanes
+  is broadcast; reads of lane j of one strided view become one read of it;
+- anything else is a leaf: its K values selected by lane (``select_lanes``),
+  which is what the assemble did, now only for the leaves.
+
+Only covering assembles whose lanes interleave a storage (lane axis last, its
+stride 1, the whole storage C-ordered) are rewritten, and only when more than
+the leaves is vectorized. The vectorized ops are placed where the assemble
+was, so every value they read must still be what the lane ops read: a leaf
+whose storage is written in between stays unvectorized. The lane ops
+themselves are left for dead-write elimination.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Access, Const, Op, Program
+from ..view import View, contiguous, expand_dims, index, is_c_contiguous, reshape, same_elements
+from ._rewrite import copy_program, temporary
+from .lanes import LIMIT, lane, splittable
+
+# Ufuncs cheap enough to compute over every lane and select from (a different one per lane).
+CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
+         "absolute", "clip"}
+MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
+
+
+def lane_view(views: list[View]) -> View | None:
+    """The view W with ``index(W, (..., j)) == views[j]`` for every j, if there is one."""
+    first = views[0]
+    step = views[1].offset - first.offset if len(views) > 1 else 1
+    w = View.make(first.shape + (len(views),), first.strides + (step,), first.offset)
+    if all(same_elements(index(w, (..., j)), v) and v.shape == first.shape for j, v in enumerate(views)):
+        return w
+    return None
+
+
+def _interleaved(op: Op) -> bool:
+    """Whether ``op`` is a covering assemble of the interleaved lanes of its storage."""
+    if op.prim != "assemble" or not op.params["covering"] or op.params.get("materialize"):
+        return False
+    views = op.params["views"]
+    if not 2 <= len(views) <= LIMIT or any(not isinstance(x, Access) for x in op.ins):
+        return False
+    w = lane_view(sorted(views, key=lambda v: v.offset))
+    return w is not None and w.size == op.outs[0].storage.size and is_c_contiguous(w)
+
+
+class _Vectorizer:
+    """Builds the vectorized ops for one assemble at ``position`` of ``program``."""
+
+    def __init__(self, program: Program, position: int, writes: dict[int, list[int]], definers: dict):
+        self.program, self.position = program, position
+        self.writes, self.definers = writes, definers
+        self.ops: list[Op] = []
+        self.memo: dict = {}
+        self.where = program.ops[position].where
+
+    def lanes(self, items, dtype):
+        """One operand over all lanes (lane axis last) for ``items``: per lane, (operand,
+        position of the op that read it); or None. ``dtype`` is what its reader computes in."""
+        key = (tuple(_key(x) for x, _ in items), np.dtype(dtype))
+        if key not in self.memo:
+            self.memo[key] = self._lanes(items, np.dtype(dtype))
+        return self.memo[key]
+
+    def _lanes(self, items, dtype):
+        xs = [x for x, _ in items]
+        if all(isinstance(x, Const) for x in xs):
+            return _constants(xs, dtype)
+        accesses = [x for x in xs if isinstance(x, Access)]
+        if len({x.view.shape for x in accesses}) != 1 or any(np.ndim(x.value) for x in xs if isinstance(x, Const)):
+            return None
+        if len(accesses) < len(xs):  # scalars mixed with arrays: a leaf
+            return self._leaf(items, dtype)
+        if len({_key(x) for x in xs}) == 1:
+            return _lane_axis(xs[0]) if self._unchanged(items) else None
+        if len({x.storage.id for x in xs}) == 1 and self._unchanged(items):
+            w = lane_view([x.view for x in xs])
+            if w is not None:
+                return Access(xs[0].storage, w)
+        return self._computed(items) or self._leaf(items, dtype)
+
+    def _unchanged(self, items) -> bool:
+        """Whether each read storage still holds, at the assemble, what its lane op read."""
+        return all(not any(p < i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
+
+    def _computed(self, items):
+        """Lanes that alike ufuncs compute: those ufuncs over the vectorized operands."""
+        defs = [self._definer(x) for x, _ in items]
+        if any(d is None for d in defs) or len(self.ops) >= MAX_OPS:
+            return None
+        ops = [op for op, _ in defs]
+        first = ops[0]
+        names = [op.params["name"] for op in ops]
+        same = {k: v for k, v in first.params.items() if k != "name"}
+        if any({k: v for k, v in op.params.items() if k != "name"} != same or len(op.ins) != len(first.ins)
+               or op.outs[0].view.shape != first.outs[0].view.shape
+               or op.outs[0].storage.dtype != first.outs[0].storage.dtype for op in ops):
+            return None
+        if len(set(names)) > 1 and not set(names) <= CHEAP:
+            return None
+        operands = []
+        for k, loop in enumerate(_loop(first)):
+            arg = self.lanes(tuple((op.ins[k], p) for op, p in defs), loop)
+            if arg is None:
+                return None
+            operands.append(arg)
+        out = first.outs[0].storage
+        shape = first.outs[0].view.shape + (len(items),)
+        results = {}
+        for name in dict.fromkeys(names):
+            r = temporary(self.program, shape, out.dtype, f"lanes of {name}")
+            self.ops.append(Op("ufunc", tuple(operands), (r,), {**first.params, "name": name}, self.where))
+            results[name] = r
+        if len(results) == 1:
+            value = results[names[0]]
+        else:
+            value = self._select(list(results.values()), [list(results).index(n) for n in names], shape, out.dtype)
+        return Access(value.storage, reshape(value.view, items[0][0].view.shape + (len(items),)))
+
+    def _definer(self, x: Access):
+        """(ufunc op, position) that computes ``x``: the op that wrote all of ``x``'s storage,
+        its only write, or that op's lane c if ``x`` is lane c of it; looking through copies."""
+        found = self.definers.get(x.storage.id)
+        if found is None:
+            return None
+        op, p = found
+        whole = contiguous(x.storage.shape)
+        if op.prim == "copy":
+            src = op.ins[0]
+            # NB: a whole copy of a whole array of the same type: x's view means the same in it
+            if (not isinstance(src, Access) or src.view != whole or src.storage.size != x.storage.size
+                    or src.storage.dtype != x.storage.dtype or not self._unchanged([(src, p)])):
+                return None
+            return self._definer(Access(src.storage, x.view))
+        if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+            return None
+        if same_elements(x.view, whole):
+            return found
+        c = next((c for c in range(whole.shape[-1]) if same_elements(x.view, index(whole, (..., c)))), None)
+        if whole.ndim < 2 or c is None or not splittable(op):
+            return None
+        return Op(op.prim, tuple(lane(y, c) for y in op.ins), (lane(op.outs[0], c),), op.params, op.where), p
+
+    def _leaf(self, items, dtype):
+        """The lanes' own values, selected by lane (scalars among them broadcast)."""
+        if not self._unchanged([(x, p) for x, p in items if isinstance(x, Access)]):
+            return None
+        xs = [x for x, _ in items]
+        distinct = list(dict.fromkeys(_key(x) for x in xs))
+        ins = [next(_lane_axis(x) for x in xs if _key(x) == k) for k in distinct]
+        shape = next(x.view.shape for x in xs if isinstance(x, Access)) + (len(xs),)
+        return self._select(ins, [distinct.index(_key(x)) for x in xs], shape, dtype)
+
+    def _select(self, ins, lanes, shape, dtype) -> Access:
+        r = temporary(self.program, shape, dtype, "lanes selected")
+        self.ops.append(Op("select_lanes", tuple(ins), (r,), {"lanes": tuple(lanes)}, self.where))
+        return r
+
+
+def _lane_axis(x):
+    """``x`` with a unit lane axis last (a scalar broadcasts as it is)."""
+    return Access(x.storage, expand_dims(x.view, -1)) if isinstance(x, Access) else x
+
+
+def _key(x):
+    return ("A", x.storage.id, x.view) if isinstance(x, Access) else ("C", id(x))
+
+
+def _loop(op: Op):
+    return op.params["loop"]
+
+
+def _constants(xs: list[Const], dtype):
+    """Per-lane scalars as one constant vector (exactly the values each lane computed with)."""
+    values = [np.asarray(x.value) for x in xs]
+    if any(v.ndim for v in values):
+        return xs[0] if all(x is xs[0] for x in xs) else None
+    if all(v.dtype == values[0].dtype and x.weak == xs[0].weak and v == values[0] for x, v in zip(xs, values)):
+        return xs[0]
+    with np.errstate(all="ignore"):
+        vector = np.array([v.astype(dtype) for v in values], dtype=dtype)
+    if not all(vector[j] == v for j, v in enumerate(values)):
+        return None  # NB: a value the loop's type cannot hold exactly (or NaN): leave it to NumPy's rules
+    return Const(vector)
+
+
+def vectorize_lanes(program: Program) -> Program:
+    writes: dict[int, list[int]] = {}
+    for i, op in enumerate(program.ops):
+        for a in op.outs:
+            writes.setdefault(a.storage.id, []).append(i)
+    definers = {s: (program.ops[i[0]], i[0]) for s, i in writes.items()
+                if len(i) == 1 and len(program.ops[i[0]].outs) == 1}
+    new = copy_program(program)
+    ops, changed = [], False
+    for i, op in enumerate(program.ops):
+        if _interleaved(op):
+            order = sorted(range(len(op.params["views"])), key=lambda k: op.params["views"][k].offset)
+            target = op.outs[0].storage
+            vec = _Vectorizer(new, i, writes, definers)
+            value = vec._computed(tuple((op.ins[k], i) for k in order))
+            if value is not None:
+                flat = Access(value.storage, reshape(contiguous(value.storage.shape), target.shape))
+                ops += vec.ops + [Op("copy", (flat,), (Access.whole(target),), {}, op.where)]
+                changed = True
+                continue
+        ops.append(op)
+    if not changed:
+        return program
+    new.ops = ops
+    return new
