@@ -194,6 +194,13 @@ REGRESSIONS = [
     # read-only destination (ValueError) before the cast; elena_jax checked the cast first (TypeError).
     Program([("binary", "r0", "b", "==", "a"), ("view", "v1", "r0", ".diagonal(0)"), ("copyto", "v1", "b", None)],
             [np.zeros((2, 2), bool), np.array([-0.26, -0.27], np.float32)], error=ValueError),
+    # campaign seed 4242, programs 248 and 364: a where= mask of more dimensions than the operands
+    # (np.maximum(v1, v1, out=b, where=b) with v1 of shape (1,)); it broadcasts with them, but elena_jax
+    # laid out the result over the operands' shape alone and raised NumPy's broadcast ValueError.
+    Program([("view", "v1", "b", "[1:0:-2, -1]"), ("ufunc_out", "maximum", "v1", "v1", "b", "b")],
+            [np.zeros(2), np.array([[True, False], [False, True]])]),
+    Program([("reduce", "r2", "a", "any", -3, False), ("ufunc_out", "logical_and", "r2", "True", "a", "a")],
+            [np.arange(24).reshape(4, 3, 2) % 3 == 0, np.zeros(2)]),
 ]
 
 

@@ -128,7 +128,9 @@ def ufunc_rule(ufunc):
             raise located(ValueError, "Integers to negative integer powers are not allowed.")
         shape = broadcast_shapes(*map(shape_of, inputs))
         params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
-        layout = memory_order(shape, inputs + ([] if where is True else [where]), order)
+        # NB: a where= mask broadcasts with the operands (it can make the output larger)
+        full = shape if where is True else broadcast_shapes(shape, shape_of(where))
+        layout = memory_order(full, inputs + ([] if where is True else [where]), order)
         if all(o is None for o in outs) and where is True:
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
@@ -136,8 +138,8 @@ def ufunc_rule(ufunc):
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
             if o is None:  # NB: NumPy leaves masked-out elements uninitialised
-                o = fresh(trace, "full", [], shape, d, layout=layout, value=0)
-            _check_out(ufunc, shape, loop, o, casting)
+                o = fresh(trace, "full", [], full, d, layout=layout, value=0)
+            _check_out(ufunc, full, loop, o, casting)
             targets.append(o)
         if any(d.kind == "f" and t.dtype.kind in "iu" for t, d in zip(targets, loop[ufunc.nin:])):
             # NB: an unsafe float -> integer output cast, as NumPy computes it (see float_to_int)

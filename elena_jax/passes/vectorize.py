@@ -38,6 +38,7 @@ from .lanes import LIMIT, lane, splittable
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
          "absolute", "clip"}
 MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
+MAX_GROUPS = 3  # differently computed lane groups: each is computed over all lanes
 
 
 def lane_view(views: list[View]) -> View | None:
@@ -94,35 +95,60 @@ class _Vectorizer:
             w = lane_view([x.view for x in xs])
             if w is not None:
                 return Access(xs[0].storage, w)
-        return self._computed(items) or self._leaf(items, dtype)
+        return self._computed(items, dtype) or self._leaf(items, dtype)
 
     def _unchanged(self, items) -> bool:
         """Whether each read storage still holds, at the assemble, what its lane op read."""
         return all(not any(p < i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
 
-    def _computed(self, items):
-        """Lanes that alike ufuncs compute: those ufuncs over the vectorized operands."""
-        defs = [self._definer(x) for x, _ in items]
-        if any(d is None for d in defs) or len(self.ops) >= MAX_OPS:
+    def _computed(self, items, dtype):
+        """Lanes computed by ufuncs, vectorized; or None. Lanes computed differently form
+        groups, each computed over all lanes (other lanes filled with copies of its own)
+        and selected by lane; lanes no ufunc computes are leaves of that select. The select
+        is in ``dtype``, the type the reader computes in, so each value is cast as it was."""
+        defs = [self._definer(x) if isinstance(x, Access) else None for x, _ in items]
+        if all(d is None for d in defs) or len(self.ops) >= MAX_OPS:
             return None
+        if all(defs) and _alike([op for op, _ in defs]):
+            return self._uniform(items, defs)
+        groups: dict = {}
+        for j, d in enumerate(defs):
+            groups.setdefault(_signature(d[0]) if d else ("leaf", _key(items[j][0])), []).append(j)
+        if len(groups) > MAX_GROUPS or not self._unchanged(
+                [items[j] for j, d in enumerate(defs) if d is None and isinstance(items[j][0], Access)]):
+            return None
+        k = len(items)
+        ins, lanes = [], [0] * k
+        for signature, members in groups.items():
+            if signature[0] == "leaf":
+                value = _lane_axis(items[members[0]][0])
+            else:
+                if not _alike([defs[j][0] for j in members]):
+                    return None
+                filled = [j if j in members else members[j % len(members)] for j in range(k)]
+                value = self._uniform(tuple(items[j] for j in filled), [defs[j] for j in filled])
+                if value is None:
+                    return None
+            for j in members:
+                lanes[j] = len(ins)
+            ins.append(value)
+        shape = next(x.view.shape for x, _ in items if isinstance(x, Access)) + (k,)
+        return self._select(ins, lanes, shape, dtype)
+
+    def _uniform(self, items, defs):
+        """Lanes computed by the same ufunc, or by cheap ufuncs of one arity: those ufuncs
+        over the vectorized operands (selected by lane where they differ)."""
         ops = [op for op, _ in defs]
         first = ops[0]
-        names = [op.params["name"] for op in ops]
-        same = {k: v for k, v in first.params.items() if k != "name"}
-        if any({k: v for k, v in op.params.items() if k != "name"} != same or len(op.ins) != len(first.ins)
-               or op.outs[0].view.shape != first.outs[0].view.shape
-               or op.outs[0].storage.dtype != first.outs[0].storage.dtype for op in ops):
-            return None
-        if len(set(names)) > 1 and not set(names) <= CHEAP:
-            return None
         operands = []
-        for k, loop in enumerate(_loop(first)):
+        for k, loop in enumerate(first.params["loop"]):
             arg = self.lanes(tuple((op.ins[k], p) for op, p in defs), loop)
             if arg is None:
                 return None
             operands.append(arg)
         out = first.outs[0].storage
         shape = first.outs[0].view.shape + (len(items),)
+        names = [op.params["name"] for op in ops]
         results = {}
         for name in dict.fromkeys(names):
             r = temporary(self.program, shape, out.dtype, f"lanes of {name}")
@@ -183,8 +209,16 @@ def _key(x):
     return ("A", x.storage.id, x.view) if isinstance(x, Access) else ("C", id(x))
 
 
-def _loop(op: Op):
-    return op.params["loop"]
+def _signature(op: Op) -> tuple:
+    return (op.params["name"], op.params["loop"], len(op.ins), op.outs[0].view.shape, op.outs[0].storage.dtype)
+
+
+def _alike(ops: list[Op]) -> bool:
+    """Whether ``ops`` are one ufunc, or cheap ufuncs of one arity (they can share operands)."""
+    first = _signature(ops[0])[1:]
+    names = {op.params["name"] for op in ops}
+    return (all(_signature(op)[1:] == first and op.params == {**ops[0].params, "name": op.params["name"]}
+                for op in ops) and (len(names) == 1 or names <= CHEAP))
 
 
 def _constants(xs: list[Const], dtype):
@@ -215,7 +249,7 @@ def vectorize_lanes(program: Program) -> Program:
             order = sorted(range(len(op.params["views"])), key=lambda k: op.params["views"][k].offset)
             target = op.outs[0].storage
             vec = _Vectorizer(new, i, writes, definers)
-            value = vec._computed(tuple((op.ins[k], i) for k in order))
+            value = vec._computed(tuple((op.ins[k], i) for k in order), target.dtype)
             if value is not None:
                 flat = Access(value.storage, reshape(contiguous(value.storage.shape), target.shape))
                 ops += vec.ops + [Op("copy", (flat,), (Access.whole(target),), {}, op.where)]
