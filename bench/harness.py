@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import random
 import re
 import time
 import traceback
@@ -171,16 +172,17 @@ def time_interleaved(records: dict[str, dict], repeats: int) -> None:
     """Replace each record's ``step`` by the statistics of ``repeats`` timed calls.
 
     The peers take turns, one call each per round, so that the load of a shared machine
-    falls on all of them alike and their ratios stay meaningful. Each round starts one peer
-    later: the peer after NumPy or torch finds XLA's worker threads asleep (delta2bbox's lanes
-    form at n = 1e4: 0.33 ms right after NumPy, 0.24 ms after another JAX call), and in a
-    fixed order that peer was always elena_jax."""
+    falls on all of them alike and their ratios stay meaningful. The order is shuffled in every
+    round (seeded): the peer right after NumPy or torch finds XLA's worker threads asleep
+    (delta2bbox's lanes form at n = 1e4: 0.33 ms right after NumPy, 0.24 ms after another JAX
+    call), and in a fixed order that peer was always elena_jax."""
     live = {k: r for k, r in records.items() if "step" in r}
     times: dict[str, list[float]] = {k: [] for k in live}
+    shuffle = random.Random(0).shuffle
     for round_ in range(WARMUP + repeats):
         names = list(live)
-        turn = round_ % max(1, len(names))
-        for name in names[turn:] + names[:turn]:
+        shuffle(names)
+        for name in names:
             if name not in live:
                 continue
             rec = live[name]

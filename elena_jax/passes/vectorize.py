@@ -98,8 +98,9 @@ class _Vectorizer:
         return self._computed(items, dtype) or self._leaf(items, dtype)
 
     def _unchanged(self, items) -> bool:
-        """Whether each read storage still holds, at the assemble, what its lane op read."""
-        return all(not any(p < i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
+        """Whether each read storage still holds, at the assemble, what its lane op read (a
+        write by that op itself, after its read, counts)."""
+        return all(not any(p <= i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
 
     def _computed(self, items, dtype):
         """Lanes computed by ufuncs, vectorized; or None. Lanes computed differently form
