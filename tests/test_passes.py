@@ -368,7 +368,7 @@ def evaluate(tree, args):
     return getattr(np, tree[1])(evaluate(tree[2], args), evaluate(tree[3], args))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(data=st.data(), k=st.integers(2, 6), inplace=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]))
 def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     """Each lane j of a fresh (N, k) array, or of the argument itself, is written with a
