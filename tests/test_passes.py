@@ -95,6 +95,18 @@ def decode_clamped(rois, deltas):
     return boxes
 
 
+def decode_classes(rois, deltas):
+    """delta2bbox with class-specific deltas: 5 classes x 4 coordinates, clipped through
+    stride-2 views of all 20 columns (wider than a lane axis)."""
+    w = (rois[:, 2] - rois[:, 0])[:, None]
+    boxes = np.empty_like(deltas)
+    for k in range(4):
+        boxes[:, k::4] = rois[:, k : k + 1] + w * deltas[:, k::4]
+    np.clip(boxes[:, 0::2], 0, 9, out=boxes[:, 0::2])
+    np.clip(boxes[:, 1::2], 0, 7, out=boxes[:, 1::2])
+    return boxes
+
+
 def convert_formats(b):
     """xyxy -> xywh in place on the argument, then back on a copy (YOLO/DETR box formats)."""
     b[:, 2:] -= b[:, :2]
@@ -127,6 +139,7 @@ PROGRAMS = [
     (log_deltas, lambda rng: (rng.uniform(1, 9, (6, 4)), rng.uniform(1, 9, (6, 4)))),
     (decode_clamped, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 4)))),
     (decode, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(size=(6, 8)))),
+    (decode_classes, lambda rng: (rng.uniform(0, 9, (6, 4)), rng.normal(scale=4, size=(6, 20)))),
     (partial_rows, lambda rng: (rng.normal(size=(3, 4)),)),
     (inplace_columns, lambda rng: (rng.normal(size=(5, 4)),)),
     (clip_columns, lambda rng: (rng.normal(scale=4, size=(5, 4)),)),
