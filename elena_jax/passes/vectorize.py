@@ -223,16 +223,22 @@ def _alike(ops: list[Op]) -> bool:
 
 
 def _constants(xs: list[Const], dtype):
-    """Per-lane scalars as one constant vector (exactly the values each lane computed with)."""
+    """Per-lane scalars as one constant vector of the loop's type (each lane's value cast to it,
+    as the lowering casts a scalar operand)."""
     values = [np.asarray(x.value) for x in xs]
     if any(v.ndim for v in values):
         return xs[0] if all(x is xs[0] for x in xs) else None
     if all(v.dtype == values[0].dtype and x.weak == xs[0].weak and v == values[0] for x, v in zip(xs, values)):
         return xs[0]
-    with np.errstate(all="ignore"):
-        vector = np.array([v.astype(dtype) for v in values], dtype=dtype)
-    if not all(vector[j] == v for j, v in enumerate(values)):
-        return None  # NB: a value the loop's type cannot hold exactly (or NaN): leave it to NumPy's rules
+    try:
+        with np.errstate(all="ignore"):
+            vector = np.array([v.astype(dtype) for v in values], dtype=dtype)
+    except (TypeError, ValueError, OverflowError):  # NB: e.g. a Python int beyond int64 (object)
+        return None
+    # NB: a float loop rounds each scalar to its type as the lowering does; an integer value the loop's
+    # type cannot hold exactly is left to the lane ops (NumPy's own rules for it)
+    if vector.dtype.kind not in "fc" and not all(vector[j] == v for j, v in enumerate(values)):
+        return None
     return Const(vector)
 
 
