@@ -56,6 +56,28 @@ def _whole_copy(w: Op) -> bool:
     return a.view == whole and src.view == whole and src.storage.dtype == a.storage.dtype
 
 
+def _needed(ops: list[Op], sources: dict) -> dict:
+    """``sources`` less the writes that other reads need in the storage anyway.
+
+    When a later read overlaps a write without reading exactly it (a stencil's ``u[:-2]`` after
+    ``u[1:-1] = ...``), the written storage is built all the same; forwarding the exact reads
+    too gives XLA two producers of the same values and it computes both (wave_1d at 1e6: 7.2 ms
+    forwarded, 5.8 ms not). Writes placed by an assemble keep their forwarding (lanes)."""
+    blocked = set()
+    for i, k in set(sources.values()):
+        if isinstance(k, tuple):
+            continue
+        w = ops[i].outs[k]
+        for j in range(i + 1, len(ops)):
+            if any(isinstance(x, Access) and x.storage is w.storage and overlap(x.view, w.view)
+                   and sources.get((j, n)) != (i, k) for n, x in enumerate(ops[j].ins)):
+                blocked.add((i, k))
+                break
+            if any(a.storage is w.storage and overlap(a.view, w.view) for a in ops[j].outs):
+                break
+    return {r: src for r, src in sources.items() if src not in blocked}
+
+
 def forward_reads(program: Program) -> Program:
     ops = program.ops
     # Phase 1: which operand reads exactly which write.
@@ -69,6 +91,7 @@ def forward_reads(program: Program) -> Program:
                     sources[(j, n)] = src
         for a in op.outs:
             writers.setdefault(a.storage.id, []).append(j)
+    sources = _needed(ops, sources)
     if not sources:
         return program
     # Phase 2: split the forwarded writers, substitute the readers' operands.
