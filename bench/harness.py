@@ -183,8 +183,6 @@ def time_interleaved(records: dict[str, dict], repeats: int) -> None:
         names = list(live)
         shuffle(names)
         for name in names:
-            if name not in live:
-                continue
             rec = live[name]
             try:
                 t = rec["step"]()

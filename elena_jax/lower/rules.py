@@ -9,8 +9,6 @@ to the storage's dtype as NumPy's assignment does.
 
 from __future__ import annotations
 
-import functools
-import operator
 from collections.abc import Callable
 
 import jax.numpy as jnp
@@ -449,16 +447,14 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False):
     return [lax.optimization_barrier(x) if materialize else x]
 
 
-
 @rule("select_lanes")
 def select_lanes(ins, outs, lanes):
     """Lane k of the result is lane k of ``ins[lanes[k]]`` (an input of one lane is
     broadcast): selects against constant lane masks, which XLA fuses."""
     (shape, dtype), = outs
-    lane = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
     x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
-    for g in dict.fromkeys(lanes[:-1]):
+    for g in dict.fromkeys(lanes):
         if g != lanes[-1]:
-            mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
+            mask = jnp.broadcast_to(np.array([h == g for h in lanes]), shape)
             x = lax.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
     return [x]
