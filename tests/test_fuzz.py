@@ -194,6 +194,12 @@ REGRESSIONS = [
     # read-only destination (ValueError) before the cast; elena_jax checked the cast first (TypeError).
     Program([("binary", "r0", "b", "==", "a"), ("view", "v1", "r0", ".diagonal(0)"), ("copyto", "v1", "b", None)],
             [np.zeros((2, 2), bool), np.array([-0.26, -0.27], np.float32)], error=ValueError),
+    # campaign seed 2029, program 83756: r0 /= r0 of two copies of one row, then argmin of the all-ones
+    # result. XLA rewrote the division by the broadcast operand as a multiplication by its reciprocal,
+    # one entry came out as 1 - 2**-53 and argmin picked it (with the passes on, on 10b310f).
+    Program([("view", "r0", "a", "[[-1, 0]]"), ("augment", "r0", None, "/", "r0"),
+             ("reduce", "r2", "r0", "argmin", None, False)],
+            program_at(2029, 83756).inputs),  # NB: the exact inputs: their printed digits round the tie away
     # campaign seed 4242, programs 248 and 364: a where= mask of more dimensions than the operands
     # (np.maximum(v1, v1, out=b, where=b) with v1 of shape (1,)); it broadcasts with them, but elena_jax
     # laid out the result over the operands' shape alone and raised NumPy's broadcast ValueError.
