@@ -4,6 +4,7 @@ caller's arrays left exactly as they were."""
 
 import re
 
+import jax
 import numpy as np
 import pytest
 
@@ -39,6 +40,8 @@ def test_string_and_object_arguments():
         elena_jax.functionalize(f)(np.array(["a", "b"]))
     with pytest.raises(elena_jax.UnsupportedError, match="dtype"):
         elena_jax.functionalize(f)(np.array([object(), 1]))
+    with pytest.raises(elena_jax.UnsupportedError, match="dtype"):
+        elena_jax.functionalize(f)(np.zeros(2, dtype=[("x", "f8"), ("y", "i4")]))  # structured
 
 
 def test_data_dependent_control_flow():
@@ -91,6 +94,8 @@ def test_data_dependent_output_shape():
         return np.nonzero(a)
 
     fails(f, np.ones(3), exc=elena_jax.ConcretizationError, match="depends on the data")
+    with pytest.raises(elena_jax.ConcretizationError, match="depends on the data"):
+        jax.jit(elena_jax.functionalize(f))(jax.numpy.ones(3))  # inside the caller's jax.jit
 
 
 def test_a_failing_call_leaves_every_caller_array_unchanged():
