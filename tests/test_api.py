@@ -232,19 +232,27 @@ def test_traced_out_of_range_index_clamps_by_default_and_raises_when_checked():
 
 
 def test_many_signatures_keep_the_cache_bounded_and_memory_flat():
+    import gc
     import tracemalloc
 
     g = elena_jax.functionalize(lambda x, k: x * k, jit=False, cache_size=16)
     for k in range(200):  # warm-up: fills and cycles the cache
         g(np.ones(3), k)
+    gc.collect()
+    objects = len(gc.get_objects())
+    for k in range(200, 9_000):  # 10,000 calls with varying signatures in all
+        g(np.ones(3), k)
+    # NB: tracemalloc slows every allocation 3x: it watches the last 1,000 calls only
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    for k in range(200, 1200):
+    for k in range(9_000, 10_000):
         g(np.ones(3), k)
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
+    gc.collect()
     assert len(g._cache) == 16
     assert grown < 2_000_000, grown
+    assert len(gc.get_objects()) - objects < 2_000
 
 
 def test_traced_python_scalars_keep_numpy_weak_promotion():
