@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import jax.numpy as jnp
+import numpy as np
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
@@ -28,7 +29,7 @@ def lower(program: Program, checked: bool = False) -> Callable:
     indexing = [op for op in program.ops if op.prim in _INDEXED]
 
     def run(*inputs):
-        env = {}
+        env, arguments = {}, {}  # storage id -> current value; argument storage id -> its value
         flags = []
 
         def value(x):
@@ -39,7 +40,9 @@ def lower(program: Program, checked: bool = False) -> Callable:
         for op in program.ops:
             if op.prim == "arg":
                 (out,) = op.outs
-                env[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
+                env[out.storage.id] = arguments[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
+                continue
+            if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
                 continue
             ins = [value(x) for x in op.ins]
             if checked and op.prim in _INDEXED:
@@ -62,4 +65,28 @@ def lower(program: Program, checked: bool = False) -> Callable:
     return run
 
 
+def _update_in_place(op, env: dict, value: Callable, arguments: dict) -> bool:
+    """Lower an elementwise op that updates a view it reads over the whole storage (see
+    memory.update_box); False, and nothing done, where that does not apply."""
+    (out,) = op.outs if len(op.outs) == 1 else (None,)
+    if out is None or out.storage.id not in env or out not in op.ins:
+        return False
+    b = memory.update_box(out.view, out.storage.shape)
+    if b is None:
+        return False
+    whole = env[out.storage.id].reshape(b.dims)
 
+    def operand(x):
+        if x == out:
+            return whole
+        if isinstance(x, Const):
+            return value(x) if np.ndim(x.value) == 0 else memory.spread(b, out.view, value(x))
+        src = memory.plain_box(x.view, x.storage.shape)
+        if src is None or src.dims != b.dims or src.steps != b.steps or x.view.shape != out.view.shape:
+            return memory.spread(b, out.view, value(x))
+        flat = env[x.storage.id]
+        return memory.align(flat, src, b, argument=flat is arguments.get(x.storage.id))
+
+    (res,) = RULES["ufunc"]([operand(x) for x in op.ins], [(b.dims, out.storage.dtype)], **op.params)
+    env[out.storage.id] = memory.select_box(whole, b, res)
+    return True
