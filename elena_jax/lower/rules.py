@@ -431,18 +431,23 @@ def bitcast(ins, outs):
 
 
 @rule("assemble")
-def assemble(ins, outs, views, covering, materialize=False, slices=False):
+def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=False):
     """Coalesced writes: every value placed into its view, one fused select
-    (or, with ``slices``, update slices where memory.write can use them).
+    (or, with ``slices``, update slices where memory.write can use them; with
+    ``stack``, the wide interleaved lanes of the whole storage stacked in lane order).
 
     With ``materialize``, the result is computed once into memory: later
     partial reads would otherwise re-evaluate the select chain per element.
     """
     (shape, dtype), = outs
-    x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
-    put = memory.write if slices else memory.place
-    for u, v in zip(ins, views):
-        x = put(x, v, shape, u)
+    if stack:
+        order = sorted(range(len(views)), key=lambda k: views[k].offset)
+        x = jnp.stack([memory.fit_value(ins[k], dtype, views[k].shape) for k in order], axis=-1)
+    else:
+        x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
+        put = memory.write if slices else memory.place
+        for u, v in zip(ins, views):
+            x = put(x, v, shape, u)
     x = x.reshape(shape)
     return [lax.optimization_barrier(x) if materialize else x]
 

@@ -18,12 +18,19 @@ view has at least two axes and a last axis of 2 to LIMIT (8) elements, every arr
 operand has that shape or broadcasts along the last axis (size 1 there), and
 no operand overlaps the written view other than lane for lane (so one lane's
 write never changes what a later lane reads).
+
+A wide op (``np.clip(b[:, 0::2], ...)`` over 84 columns, more than LIMIT) on an
+array last written through views of a larger stride (``b[:, k::4]``) splits
+into the lane groups of that stride instead (here 2 ops over ``[:, 0::4]`` and
+``[:, 2::4]``), under the same conditions. The module also says which covering
+assembles place the interleaved lanes of their storage (`interleaved`) and
+whether those lanes are wide (`wide`).
 """
 
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import index, overlap
+from ..view import View, index, is_c_contiguous, overlap, reshape, same_elements
 from ._rewrite import copy_program
 
 # NB: lanes are short interleaved axes (box coordinates, colour channels, landmark pairs); a
@@ -58,6 +65,7 @@ def lane(x, j: int):
 def split_lanes(program: Program) -> Program:
     defined: set[int] = set()
     by_lanes: set[int] = set()  # storages written lane by lane so far
+    period: dict[int, int] = {}  # storage id -> last-axis stride of its latest strided write
     ops: list[Op] = []
     changed = False
     for op in program.ops:
@@ -65,12 +73,18 @@ def split_lanes(program: Program) -> Program:
         defined.update(a.storage.id for a in op.outs)
         if op.prim == "copy" and any(a.storage.id in by_lanes for a in op.reads()):
             by_lanes.update(a.storage.id for a in op.outs)
+        groups = None if fresh else _wide_groups(op, period)
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
-        if not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads()):
+        if groups is None and (not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads())):
             ops.append(op)
+            period.update((a.storage.id, a.view.strides[-1]) for a in op.outs if _strided(a))
             continue
         changed = True
         out = op.outs[0]
+        if groups is not None:  # wide: one op per lane group, each over every g-th element
+            ops.extend(Op(op.prim, tuple(_group(x, out, groups, j) for x in op.ins), (_group(out, out, groups, j),),
+                          op.params, op.where) for j in range(groups))
+            continue
         by_lanes.add(out.storage.id)
         if fresh:
             ops.append(Op("full", (), (Access.whole(out.storage),), {"value": 0}, op.where))
@@ -81,3 +95,72 @@ def split_lanes(program: Program) -> Program:
     new = copy_program(program)
     new.ops = ops
     return new
+
+
+def _strided(a: Access) -> bool:
+    return a.view.ndim >= 1 and 1 < a.view.strides[-1] <= LIMIT
+
+
+def _full(x, out: Access) -> bool:
+    return isinstance(x, Access) and x.view.shape == out.view.shape
+
+
+def _group(x, out: Access, groups: int, j: int):
+    """Lane group j of an operand of an op over ``out`` split into ``groups`` (see _wide_groups)."""
+    if not _full(x, out):
+        return x
+    v = x.view
+    return lane(Access(x.storage, reshape(v, v.shape[:-1] + (v.shape[-1] // groups, groups))), j)
+
+
+def _wide_groups(op: Op, period: dict[int, int]) -> int | None:
+    """For an op over a wide view of a storage last written in lanes of stride P (class-specific
+    boxes: ``np.clip(b[:, 0::2], ...)`` over 84 columns written as ``b[:, k::4]``), the number
+    g of those lanes the view interleaves; the op then splits into g ops over the lanes, which
+    coalescing and merging fold into the lane values. None where it does not apply."""
+    if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+        return None
+    out = op.outs[0]
+    v, p = out.view, period.get(out.storage.id)
+    if p is None or v.ndim < 2 or v.strides[-1] <= 0 or p % v.strides[-1]:
+        return None
+    g = p // v.strides[-1]
+    if not 1 < g < v.shape[-1] or v.shape[-1] % g:
+        return None
+    for x in op.ins:
+        if isinstance(x, Access):
+            if not _full(x, out) and x.view.shape[-1] != 1 or len(x.view.shape) != v.ndim:
+                return None
+            if x.storage is out.storage and x.view != v and overlap(x.view, v):
+                return None
+        elif getattr(x.value, "ndim", 0):
+            return None
+    return g
+
+
+def lane_view(views: list[View]) -> View | None:
+    """The view W with ``index(W, (..., j)) == views[j]`` for every j, if there is one."""
+    first = views[0]
+    step = views[1].offset - first.offset if len(views) > 1 else 1
+    w = View.make(first.shape + (len(views),), first.strides + (step,), first.offset)
+    if all(same_elements(index(w, (..., j)), v) and v.shape == first.shape for j, v in enumerate(views)):
+        return w
+    return None
+
+
+def interleaved(op: Op) -> View | None:
+    """For a covering assemble of the interleaved lanes of its storage (lane axis last, its
+    stride 1, the whole storage C-ordered), the lane view of the storage; else None."""
+    if op.prim != "assemble" or not op.params["covering"]:
+        return None
+    views = op.params["views"]
+    if not 2 <= len(views) <= LIMIT or any(not isinstance(x, Access) for x in op.ins):
+        return None
+    w = lane_view(sorted(views, key=lambda v: v.offset))
+    return w if w is not None and w.size == op.outs[0].storage.size and is_c_contiguous(w) else None
+
+
+def wide(w: View) -> bool:
+    """Whether the lanes of lane view ``w`` hold several elements per row: (R, 21, 4) for the
+    four coordinates of 21 class boxes per row, against (N, 4) for one box per row."""
+    return w.ndim >= 3 and w.shape[-2] > 1

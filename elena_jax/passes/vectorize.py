@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Access, Const, Op, Program
-from ..view import View, contiguous, expand_dims, index, is_c_contiguous, reshape, same_elements
+from ..view import contiguous, expand_dims, index, reshape, same_elements
 from ._rewrite import copy_program, temporary
-from .lanes import LIMIT, lane, splittable
+from .lanes import interleaved, lane, lane_view, splittable, wide
 
 # Ufuncs cheap enough to compute over every lane and select from (a different one per lane).
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
@@ -41,25 +41,11 @@ MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
 MAX_GROUPS = 3  # differently computed lane groups: each is computed over all lanes
 
 
-def lane_view(views: list[View]) -> View | None:
-    """The view W with ``index(W, (..., j)) == views[j]`` for every j, if there is one."""
-    first = views[0]
-    step = views[1].offset - first.offset if len(views) > 1 else 1
-    w = View.make(first.shape + (len(views),), first.strides + (step,), first.offset)
-    if all(same_elements(index(w, (..., j)), v) and v.shape == first.shape for j, v in enumerate(views)):
-        return w
-    return None
-
-
 def _interleaved(op: Op) -> bool:
-    """Whether ``op`` is a covering assemble of the interleaved lanes of its storage."""
-    if op.prim != "assemble" or not op.params["covering"] or op.params.get("materialize"):
-        return False
-    views = op.params["views"]
-    if not 2 <= len(views) <= LIMIT or any(not isinstance(x, Access) for x in op.ins):
-        return False
-    w = lane_view(sorted(views, key=lambda v: v.offset))
-    return w is not None and w.size == op.outs[0].storage.size and is_c_contiguous(w)
+    """Whether ``op`` is a covering assemble of the narrow interleaved lanes of its storage (see
+    lanes.interleaved; wide lanes are stacked by the lowering instead)."""
+    w = interleaved(op)
+    return w is not None and not wide(w) and not op.params.get("materialize")
 
 
 class _Vectorizer:
