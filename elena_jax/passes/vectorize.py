@@ -19,10 +19,12 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
 
 Only covering assembles whose lanes interleave a storage (lane axis last, its
 stride 1, the whole storage C-ordered) are rewritten, and only when more than
-the leaves is vectorized. The vectorized ops are placed where the assemble
-was, so every value they read must still be what the lane ops read: a leaf
-whose storage is written in between stays unvectorized. The lane ops
-themselves are left for dead-write elimination.
+the leaves is vectorized; wide lanes (several elements per row, see
+lanes.wide) only when no lane is selected, as their stacked assemble is faster.
+The vectorized ops are placed where the assemble was, so every value they
+read must still be what the lane ops read: a leaf whose storage is written in
+between stays unvectorized. The lane ops themselves are left for dead-write
+elimination.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Access, Const, Op, Program
-from ..view import contiguous, expand_dims, index, reshape, same_elements
+from ..view import View, contiguous, expand_dims, index, reshape, same_elements
 from ._rewrite import copy_program, temporary
 from .lanes import interleaved, lane, lane_view, splittable, wide
 
@@ -41,11 +43,10 @@ MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
 MAX_GROUPS = 3  # differently computed lane groups: each is computed over all lanes
 
 
-def _interleaved(op: Op) -> bool:
-    """Whether ``op`` is a covering assemble of the narrow interleaved lanes of its storage (see
-    lanes.interleaved; wide lanes are stacked by the lowering instead)."""
-    w = interleaved(op)
-    return w is not None and not wide(w) and not op.params.get("materialize")
+def _interleaved(op: Op) -> View | None:
+    """The lane view of ``op`` if it is a covering assemble of the interleaved lanes of its
+    storage (see lanes.interleaved) and not materialized."""
+    return None if op.params.get("materialize") else interleaved(op)
 
 
 class _Vectorizer:
@@ -238,12 +239,14 @@ def vectorize_lanes(program: Program) -> Program:
     new = copy_program(program)
     ops, changed = [], False
     for i, op in enumerate(program.ops):
-        if _interleaved(op):
+        w = _interleaved(op)
+        if w is not None:
             order = sorted(range(len(op.params["views"])), key=lambda k: op.params["views"][k].offset)
             target = op.outs[0].storage
             vec = _Vectorizer(new, i, writes, definers)
             value = vec._computed(tuple((op.ins[k], i) for k in order), target.dtype)
-            if value is not None:
+            # NB: wide lanes only when no lane is selected: the stacked assemble is faster there
+            if value is not None and not (wide(w) and any(o.prim == "select_lanes" for o in vec.ops)):
                 flat = Access(value.storage, reshape(contiguous(value.storage.shape), target.shape))
                 ops += vec.ops + [Op("copy", (flat,), (Access.whole(target),), {}, op.where)]
                 changed = True
