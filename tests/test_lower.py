@@ -87,6 +87,19 @@ def test_in_place_updates_of_most_of_a_storage_fuse_as_the_hand_padded_stencil()
     assert hlo.count("kind=kLoop") <= by_hand.count("kind=kLoop") and "dynamic-update-slice" not in hlo
 
 
+def add_other_axis(a, c, b3, d3):
+    a[:, 0] += c[0, :]  # same shape, other storage axis: not a shift of the updated view
+    a[1, :] *= c[:, 1]
+    b3[:, 0, :] -= d3[0, :, :]
+    return a, b3
+
+
+def test_in_place_update_from_a_view_along_other_axes_matches_numpy():
+    rng = np.random.default_rng(0)
+    check_against_numpy(add_other_axis, rng.normal(size=(2, 2)), rng.normal(size=(2, 2)),
+                        rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2, 2)))
+
+
 SLICES = [slice(None), slice(1, None), slice(None, -1), slice(0, None, 2), slice(1, -1), slice(2, None)]
 
 

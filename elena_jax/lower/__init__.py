@@ -82,7 +82,7 @@ def _update_in_place(op, env: dict, value: Callable, arguments: dict) -> bool:
         if isinstance(x, Const):
             return value(x) if np.ndim(x.value) == 0 else memory.spread(b, out.view, value(x))
         src = memory.plain_box(x.view, x.storage.shape)
-        if src is None or src.dims != b.dims or src.steps != b.steps or x.view.shape != out.view.shape:
+        if src is None or not memory.alignable(src, b) or x.view.shape != out.view.shape:
             return memory.spread(b, out.view, value(x))
         flat = env[x.storage.id]
         return memory.align(flat, src, b, argument=flat is arguments.get(x.storage.id))

@@ -114,6 +114,11 @@ def plain_box(v: V.View, shape: tuple[int, ...]) -> V.Box | None:
     return b if b.perm == tuple(range(v.ndim)) else None
 
 
+def alignable(src: V.Box, b: V.Box) -> bool:
+    """Whether `align` applies: the plain boxes slice the same dims alike, up to a shift."""
+    return (src.dims, src.steps, _counts(src)) == (b.dims, b.steps, _counts(b))
+
+
 def align(flat, src: V.Box, b: V.Box, argument: bool):
     """A storage of ``b.dims`` (``flat``) shifted so that box ``src``'s elements lie on box ``b``'s.
 
