@@ -9,6 +9,8 @@ to the storage's dtype as NumPy's assignment does.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 
 import jax.numpy as jnp
@@ -455,11 +457,17 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=
 @rule("select_lanes")
 def select_lanes(ins, outs, lanes):
     """Lane k of the result is lane k of ``ins[lanes[k]]`` (an input of one lane is
-    broadcast): selects against constant lane masks, which XLA fuses."""
+    broadcast): selects against lane masks made of iota comparisons, which XLA fuses.
+
+    NB: masks as constant lane vectors compile to the same single fusion but run 1.8x slower
+    on an AVX-512 CPU (bbox2delta at 1e6: 15.1 ms against 8.5 ms): XLA loads a vector
+    constant per element where it folds an iota comparison into the loop.
+    """
     (shape, dtype), = outs
+    lane = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
     x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
     for g in dict.fromkeys(lanes):
         if g != lanes[-1]:
-            mask = jnp.broadcast_to(np.array([h == g for h in lanes]), shape)
+            mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
             x = lax.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
     return [x]
