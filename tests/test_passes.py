@@ -493,3 +493,37 @@ def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     rng = np.random.default_rng(0)
     a = rng.uniform(-2, 2, (7, k)).astype(dtype)
     check_against_numpy(f, a, rng.uniform(-2, 2, (7, 4)).astype(dtype))
+
+
+def evaluate_wide(tree, args):
+    """As `evaluate`, for lanes of 9 elements per row: columns are strided views [:, i::w]."""
+    if tree[0] == "col":
+        x = args[tree[1]]
+        width = x.shape[1] // 9
+        return x[:, tree[2] % width :: width]
+    if tree[0] == "const":
+        return tree[1]
+    if tree[0] == "exp":
+        return np.exp(np.minimum(evaluate_wide(tree[1], args), 5))
+    return getattr(np, tree[1])(evaluate_wide(tree[2], args), evaluate_wide(tree[3], args))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(data=st.data(), k=st.sampled_from([2, 4]), inplace=st.booleans(), clip=st.booleans())
+def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
+    """Lanes j::k of 9 elements per row, written with variants of one expression (stacked or
+    vectorized), then optionally clipped in place through a stride-2 view (split into lanes)."""
+    template = data.draw(TREES.filter(lambda t: t[0] not in ("col", "const")))
+    lanes = [data.draw(variant(template)) for _ in range(k)]
+    order = data.draw(st.permutations(range(k)))
+
+    def f(a, b):
+        out = a if inplace else np.empty_like(a)
+        for j in order:
+            out[:, j::k] = evaluate_wide(lanes[j], (a, b))
+        if clip:
+            np.clip(out[:, 1::2], -1, 1, out=out[:, 1::2])
+        return out
+
+    rng = np.random.default_rng(0)
+    check_against_numpy(f, rng.uniform(-2, 2, (7, 9 * k)), rng.uniform(-2, 2, (7, 36)))
