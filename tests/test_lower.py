@@ -61,6 +61,22 @@ def test_a_write_of_most_of_a_buffer_is_a_select_not_an_update_slice():
     assert "dynamic-update-slice" not in hlo and "select" in hlo
 
 
+def prefix_flags(x):
+    valid = np.zeros(x.shape[0], dtype=bool)
+    valid[: x.shape[0] - 3] = True
+    b = np.zeros_like(x)
+    b[1:, 1::2] = 7  # a strided block: still one value everywhere
+    return valid & (x[:, 0] > 0), b
+
+
+def test_a_scalar_written_into_most_of_a_storage_is_selected_without_padding():
+    """``valid[:w] = True`` is a select of the value against an iota mask: no pad of a
+    broadcast value into place, so XLA folds the write to the mask itself."""
+    x = np.random.default_rng(0).normal(size=(40, 6))  # NB: more than 16 elements: not split into lanes
+    check_against_numpy(prefix_flags, x)
+    assert "pad" not in str(elena_jax.make_jaxpr(prefix_flags)(x))
+
+
 def blur_rows_then_columns(img):
     acc = img.copy()
     acc[1:] += img[:-1]

@@ -51,7 +51,7 @@ def read(flat, v: V.View, shape: tuple[int, ...]):
 
 def write(flat, v: V.View, shape: tuple[int, ...], value):
     """The storage value after writing ``value`` (broadcast to ``v``) into ``v``."""
-    value = fit_value(value, flat.dtype, v.shape)
+    given, value = value, fit_value(value, flat.dtype, v.shape)
     if v.size == 0:
         return flat
     if v.size == flat.shape[0] and V.is_c_contiguous(v):
@@ -64,7 +64,7 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
     # the repro); and for most of the buffer, a dynamic_update_slice whose value reads the old
     # buffer makes XLA copy it first, where one select is one fused pass (Jacobi at 1e6: 2.3x).
     if not (b.unit_steps and b.length == flat.shape[0] and b.dims == tuple(shape)) or 2 * v.size >= flat.shape[0]:
-        return place(flat, v, shape, value)
+        return place(flat, v, shape, given)
     u = _to_box(b, v, value)
     return lax.dynamic_update_slice(flat.reshape(b.dims), u, b.starts).reshape(-1)
 
@@ -75,22 +75,28 @@ def place(flat, v: V.View, shape: tuple[int, ...], value):
     Several placements of disjoint views fuse into one pass over memory,
     where a chain of dynamic_update_slices is one pass per write.
     """
-    value = fit_value(value, flat.dtype, v.shape)
     b = _box(flat, v, shape)
     if v.size == 0 or b is None or b.broadcast:
         return write(flat, v, shape, value)
-    u = _to_box(b, v, value)
+    if jnp.ndim(value) == 0:  # NB: one value everywhere needs no padding into place (`valid[:w] = True`)
+        every = jnp.broadcast_to(fit_value(value, flat.dtype, ()), flat.shape)
+        return lax.select(_mask_flat(b, flat.shape[0]), every, flat)
+    u = _to_box(b, v, fit_value(value, flat.dtype, v.shape))
     n = flat.shape[0]
     if b.length == n:  # lanes: no pad, one select per lane, all fused by XLA
         x = flat.reshape(b.dims)
         for piece, lane in _lanes(b, u):
             x = lax.select(_mask(piece), _spread(piece, lane), x)
         return x.reshape(-1)
-    spread, mask = _spread(b, u), _mask(b)
     outer = [(b.window, n - b.window - b.length, 0)]
-    spread = lax.pad(spread.reshape(-1), jnp.zeros((), flat.dtype), outer)
-    mask = lax.pad(mask.reshape(-1), False, outer)
-    return lax.select(mask, spread, flat)
+    spread = lax.pad(_spread(b, u).reshape(-1), jnp.zeros((), flat.dtype), outer)
+    return lax.select(_mask_flat(b, n), spread, flat)
+
+
+def _mask_flat(b: V.Box, n: int):
+    """The box's mask over a flat storage of ``n`` elements."""
+    mask = _mask(b).reshape(-1)
+    return mask if b.length == n else lax.pad(mask, False, [(b.window, n - b.window - b.length, 0)])
 
 
 def update_box(v: V.View, shape: tuple[int, ...]) -> V.Box | None:
