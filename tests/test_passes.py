@@ -279,9 +279,19 @@ def test_a_wide_strided_op_splits_into_the_lanes_written_before():
     clips = ufuncs(split_lanes(program), "clip")
     assert [op.outs[0].view.strides for op in clips] == [(20, 4)] * 4
     assert sorted(op.outs[0].view.offset for op in clips) == [0, 1, 2, 3]
+    rewritten = split_lanes(traced(rewrite_then_clip, np.zeros((3, 36))))
+    assert [op.outs[0].view.shape for op in ufuncs(rewritten, "clip")] == [(3, 18)]
     kept = split_lanes(traced(shift_wide_lanes, np.zeros((3, 18))))
     assert [op.outs[0].view.shape for op in ufuncs(kept, "add")] == [(3, 8)]
     check_against_numpy(shift_wide_lanes, np.zeros((3, 18)))
+
+
+def rewrite_then_clip(b):
+    for k in range(4):
+        b[:, k::4] = k
+    b[:, :] = b[:, ::-1]  # the lanes are gone: the clip is left whole
+    np.clip(b[:, 0::2], 0, 2, out=b[:, 0::2])
+    return b
 
 
 def shift_wide_lanes(a):

@@ -65,7 +65,7 @@ def lane(x, j: int):
 def split_lanes(program: Program) -> Program:
     defined: set[int] = set()
     by_lanes: set[int] = set()  # storages written lane by lane so far
-    period: dict[int, int] = {}  # storage id -> last-axis stride of its latest strided write
+    period: dict[int, int | None] = {}  # storage id -> last-axis stride of its latest write, if strided
     ops: list[Op] = []
     changed = False
     for op in program.ops:
@@ -77,7 +77,8 @@ def split_lanes(program: Program) -> Program:
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
         if groups is None and (not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads())):
             ops.append(op)
-            period.update((a.storage.id, a.view.strides[-1]) for a in op.outs if _strided(a))
+            for a in op.outs:
+                period[a.storage.id] = a.view.strides[-1] if _strided(a) else None
             continue
         changed = True
         out = op.outs[0]
@@ -113,7 +114,7 @@ def _group(x, out: Access, groups: int, j: int):
     return lane(Access(x.storage, reshape(v, v.shape[:-1] + (v.shape[-1] // groups, groups))), j)
 
 
-def _wide_groups(op: Op, period: dict[int, int]) -> int | None:
+def _wide_groups(op: Op, period: dict[int, int | None]) -> int | None:
     """For an op over a wide view of a storage last written in lanes of stride P (class-specific
     boxes: ``np.clip(b[:, 0::2], ...)`` over 84 columns written as ``b[:, k::4]``), the number
     g of those lanes the view interleaves; the op then splits into g ops over the lanes, which
