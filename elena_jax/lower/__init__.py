@@ -5,7 +5,9 @@ are the values of the program's argument storages, ``outputs`` the result
 leaves, ``finals`` the final value of every storage the program mutated. The
 storages' values are threaded through the ops in program order; every read is
 memory.read of the storage's current value, every write replaces the value by
-memory.write. This is the only package, with _api, that imports JAX.
+memory.write; an elementwise update of a view it reads is computed over the
+whole storage instead (`_update_in_place`). This is the only package, with
+_api, that imports JAX.
 """
 
 from __future__ import annotations
