@@ -5,8 +5,10 @@ view.box) is reshape + strided ``lax.slice`` + transpose + reverse +
 broadcast: no gather. Writing a small Box with unit steps is one
 ``lax.dynamic_update_slice`` of the storage; a Box with steps, or one that
 covers most of the storage, is a ``lax.pad`` (or a broadcast, for lanes) and
-a ``select`` against a constant mask (no scatter). Only views that are not boxes (self-overlapping
-``as_strided`` results) fall back to gather and scatter with constant indices.
+a ``select`` against a constant mask (no scatter); a scalar needs no pad. Only views that are not
+boxes (self-overlapping ``as_strided`` results) fall back to gather and scatter with constant
+indices. ``update_box``, ``align``, ``spread`` and ``select_box`` lay operands over a whole storage
+for the lowering's in-place updates.
 
 Invariant: ``read(write(x, v, u), v) == broadcast(u)`` and elements outside
 ``v`` are unchanged, for every View ``v`` of the storage.
