@@ -819,23 +819,24 @@ def _check_chunk(job: tuple[Campaign, int, int]):
 
 
 def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: int = 500,
-                 log=print) -> tuple[int, list[Failure]]:
+                 log=print, check_chunk=_check_chunk) -> tuple[int, list[Failure]]:
     """Check programs ``start .. start + n - 1``; progress every ``chunk`` programs.
 
     ``workers=0`` runs in this process; otherwise in that many spawned worker
     processes (JAX is not fork-safe), each replaced after a few chunks so
-    that compilation caches cannot grow without bound.
+    that compilation caches cannot grow without bound (Python 3.11+). A worker
+    killed by a signal (a crash inside XLA) stops the campaign with a
+    RuntimeError naming the programs it was checking, instead of a hang.
     """
     t0 = time.perf_counter()
     jobs = [(c, lo, min(lo + chunk, start + n)) for lo in range(start, start + n, chunk)]
     done, failures = 0, []
     if workers:
-        import multiprocessing
-
-        pool = multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=10)
-        results = pool.imap_unordered(_check_chunk, jobs)
+        pool = _pool(workers)
+        futures = {pool.submit(check_chunk, job): job for job in jobs}
+        results = _completed(futures)
     else:
-        pool, results = None, map(_check_chunk, jobs)
+        pool, results = None, map(check_chunk, jobs)
     try:
         for k, found in results:
             done += k
@@ -851,8 +852,30 @@ def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: i
                 break
     finally:
         if pool is not None:
-            pool.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
     return done, failures
+
+
+def _pool(workers: int):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    recycle = {"max_tasks_per_child": 10} if sys.version_info >= (3, 11) else {}
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), **recycle)
+
+
+def _completed(futures: dict):
+    """The results of ``futures`` (future -> chunk job) as they complete."""
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    for future in as_completed(futures):
+        try:
+            yield future.result()
+        except BrokenProcessPool as e:
+            lost = [f"{lo} .. {hi - 1}" for f, (_, lo, hi) in futures.items() if not f.done() or f.exception()]
+            raise RuntimeError("a worker process died (a crash, e.g. inside XLA); programs not checked: "
+                               f"{', '.join(lost)}; check those ranges with --workers 0 to find the crash") from e
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,8 @@ untouched. A hypothesis-driven sample (shrinking) checks the `programs`
 strategy op by op. Long campaigns: ``python -m elena_jax.fuzz --n N --seed S``.
 """
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -231,3 +233,17 @@ def test_float32_last_bit_differences_are_within_the_programs_tolerance():
 @pytest.mark.parametrize("jit", [True, False])
 def test_regressions(program, jit):
     check(program, jit=jit)
+
+
+def _exit_on_programs_2_and_3(job):
+    _, lo, hi = job
+    if lo == 2:
+        os._exit(1)  # as a worker killed by a crash inside XLA
+    return hi - lo, []
+
+
+def test_a_worker_that_dies_stops_the_campaign_naming_its_programs():
+    """A spawned worker killed mid-chunk used to leave multiprocessing.Pool waiting forever."""
+    with pytest.raises(RuntimeError, match=r"programs not checked: .*2 \.\. 3"):
+        fuzz.run_campaign(fuzz.Campaign(seed=0), n=6, chunk=2, workers=1, log=lambda *a, **k: None,
+                          check_chunk=_exit_on_programs_2_and_3)
