@@ -473,15 +473,24 @@ def variant(draw, tree, root=True):
     return ("op", name, draw(variant(tree[2], False)), draw(variant(tree[3], False)))
 
 
-def evaluate(tree, args):
+def column(x, i):
+    return x[:, i % x.shape[1]]
+
+
+def wide_column(x, i):
+    """Column i of lanes of 9 elements per row: the strided view [:, i::w]."""
+    width = x.shape[1] // 9
+    return x[:, i % width :: width]
+
+
+def evaluate(tree, args, column=column):
     if tree[0] == "col":
-        x = args[tree[1]]
-        return x[:, tree[2] % x.shape[1]]
+        return column(args[tree[1]], tree[2])
     if tree[0] == "const":
         return tree[1]
     if tree[0] == "exp":
-        return np.exp(np.minimum(evaluate(tree[1], args), 5))
-    return getattr(np, tree[1])(evaluate(tree[2], args), evaluate(tree[3], args))
+        return np.exp(np.minimum(evaluate(tree[1], args, column), 5))
+    return getattr(np, tree[1])(evaluate(tree[2], args, column), evaluate(tree[3], args, column))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
@@ -505,19 +514,6 @@ def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     check_against_numpy(f, a, rng.uniform(-2, 2, (7, 4)).astype(dtype))
 
 
-def evaluate_wide(tree, args):
-    """As `evaluate`, for lanes of 9 elements per row: columns are strided views [:, i::w]."""
-    if tree[0] == "col":
-        x = args[tree[1]]
-        width = x.shape[1] // 9
-        return x[:, tree[2] % width :: width]
-    if tree[0] == "const":
-        return tree[1]
-    if tree[0] == "exp":
-        return np.exp(np.minimum(evaluate_wide(tree[1], args), 5))
-    return getattr(np, tree[1])(evaluate_wide(tree[2], args), evaluate_wide(tree[3], args))
-
-
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(data=st.data(), k=st.sampled_from([2, 4]), inplace=st.booleans(), clip=st.booleans())
 def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
@@ -530,7 +526,7 @@ def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
     def f(a, b):
         out = a if inplace else np.empty_like(a)
         for j in order:
-            out[:, j::k] = evaluate_wide(lanes[j], (a, b))
+            out[:, j::k] = evaluate(lanes[j], (a, b), wide_column)
         if clip:
             np.clip(out[:, 1::2], -1, 1, out=out[:, 1::2])
         return out

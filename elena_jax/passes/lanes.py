@@ -39,18 +39,24 @@ LIMIT = 8
 
 
 def splittable(op: Op) -> bool:
-    if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+    if not _lanes_apart(op):
         return False
     v = op.outs[0].view
     if v.ndim < 2 or not 2 <= v.shape[-1] <= LIMIT:
         return False
-    for a in op.reads():
-        s = a.view.shape
-        if len(s) != v.ndim or s[:-1] != v.shape[:-1] or s[-1] not in (1, v.shape[-1]):
-            return False
-        # One lane's write must not change what a later lane reads.
-        if a.storage is op.outs[0].storage and a.view != v and overlap(a.view, v):
-            return False
+    return all(len(s) == v.ndim and s[:-1] == v.shape[:-1] and s[-1] in (1, v.shape[-1])
+               for s in (a.view.shape for a in op.reads()))
+
+
+def _lanes_apart(op: Op) -> bool:
+    """Whether ``op`` is an elementwise ufunc (no ``where=``, one output) whose split into lanes
+    keeps its meaning: one lane's write never changes what a later lane reads (no operand
+    overlaps the written view other than lane for lane), and every constant is a scalar."""
+    if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+        return False
+    v = op.outs[0].view
+    if any(a.storage is op.outs[0].storage and a.view != v and overlap(a.view, v) for a in op.reads()):
+        return False
     return all(isinstance(x, Access) or getattr(x.value, "ndim", 0) == 0 for x in op.ins)
 
 
@@ -119,7 +125,7 @@ def _wide_groups(op: Op, period: dict[int, int | None]) -> int | None:
     boxes: ``np.clip(b[:, 0::2], ...)`` over 84 columns written as ``b[:, k::4]``), the number
     g of those lanes the view interleaves; the op then splits into g ops over the lanes, which
     coalescing and merging fold into the lane values. None where it does not apply."""
-    if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
+    if not _lanes_apart(op):
         return None
     out = op.outs[0]
     v, p = out.view, period.get(out.storage.id)
@@ -128,14 +134,8 @@ def _wide_groups(op: Op, period: dict[int, int | None]) -> int | None:
     g = p // v.strides[-1]
     if not 1 < g < v.shape[-1] or v.shape[-1] % g:
         return None
-    for x in op.ins:
-        if isinstance(x, Access):
-            if not _full(x, out) and x.view.shape[-1] != 1 or len(x.view.shape) != v.ndim:
-                return None
-            if x.storage is out.storage and x.view != v and overlap(x.view, v):
-                return None
-        elif getattr(x.value, "ndim", 0):
-            return None
+    if any(len(a.view.shape) != v.ndim or not _full(a, out) and a.view.shape[-1] != 1 for a in op.reads()):
+        return None
     return g
 
 
