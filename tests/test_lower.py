@@ -77,50 +77,6 @@ def test_a_scalar_written_into_most_of_a_storage_is_selected_without_padding():
     assert "pad" not in str(elena_jax.make_jaxpr(prefix_flags)(x))
 
 
-def grid_flags(anchors, side):
-    valid_x = np.zeros(side, dtype=bool)
-    valid_y = np.zeros(side, dtype=bool)
-    valid_x[: side - 2] = True
-    valid_y[: side - 1] = True
-    flags = (valid_y[:, None] & valid_x[None, :]).reshape(-1)
-    flags[side:] &= flags[:-side]  # a flag also needs the one a row above
-    flags &= anchors[:, 0] >= 0
-    return flags
-
-
-@pytest.mark.parametrize("side, folded", [(8, True), (80, False)])
-def test_small_storages_known_at_trace_time_fold_into_constants(side, folded):
-    """The flags grid depends on no argument: up to FOLD_LIMIT elements it is one constant of
-    the program (no iota comparison left in the loop that reads it); larger, it is computed
-    (its in-place update a select against an iota mask)."""
-    from elena_jax.lower import FOLD_LIMIT
-
-    assert (side * side <= FOLD_LIMIT) == folded
-    anchors = np.random.default_rng(0).normal(size=(side * side, 4))
-    check_against_numpy(lambda a: grid_flags(a, side), anchors)
-    jaxpr = str(elena_jax.make_jaxpr(lambda a: grid_flags(a, side))(anchors))
-    assert ("iota" not in jaxpr) == folded
-
-
-def grid_flags_of_argument(anchors, valid_x):
-    flags = np.zeros(anchors.shape[0], dtype=bool)
-    flags[:-3] = True
-    flags &= valid_x
-    return flags
-
-
-def test_an_op_reading_an_argument_is_not_folded():
-    """Only values known without the arguments fold; flags &= valid_x stays in the program,
-    also under vmap, where valid_x is batched."""
-    anchors = np.zeros((12, 4))
-    valid_x = np.random.default_rng(1).random(12) > 0.5
-    check_against_numpy(grid_flags_of_argument, anchors, valid_x)
-    batch = np.random.default_rng(2).random((3, 12)) > 0.5
-    got = jax.vmap(elena_jax.pure(grid_flags_of_argument), in_axes=(None, 0))(anchors, batch)[0]
-    want = np.stack([grid_flags_of_argument(anchors, b) for b in batch])
-    np.testing.assert_array_equal(np.asarray(got), want)
-
-
 def blur_rows_then_columns(img):
     acc = img.copy()
     acc[1:] += img[:-1]

@@ -6,17 +6,14 @@ leaves, ``finals`` the final value of every storage the program mutated. The
 storages' values are threaded through the ops in program order; every read is
 memory.read of the storage's current value, every write replaces the value by
 memory.write; an elementwise update of a view it reads is computed over the
-whole storage instead (`_update_in_place`); an op on small values known without
-the arguments is evaluated while lowering (`_folding`). This is the only package, with
+whole storage instead (`_update_in_place`). This is the only package, with
 _api, that imports JAX.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -42,9 +39,13 @@ def lower(program: Program, checked: bool = False) -> Callable:
                 return to_value(x.value)
             return memory.read(env[x.storage.id], x.view, x.storage.shape)
 
-        def step(op):
+        for op in program.ops:
+            if op.prim == "arg":
+                (out,) = op.outs
+                env[out.storage.id] = arguments[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
+                continue
             if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
-                return
+                continue
             ins = [value(x) for x in op.ins]
             if checked and op.prim in _INDEXED:
                 n = op.params.get("n_key", len(op.ins) - (2 if op.prim == "setitem" else 1))
@@ -57,14 +58,6 @@ def lower(program: Program, checked: bool = False) -> Callable:
                     env[sid] = memory.fit_value(val, acc.storage.dtype, acc.view.shape).reshape(-1)
                 else:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
-
-        for op in program.ops:
-            if op.prim == "arg":
-                (out,) = op.outs
-                env[out.storage.id] = arguments[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
-                continue
-            with _folding(op, env):
-                step(op)
         outputs = [value(x) for x in program.outputs]
         finals = [env[s.id].reshape(s.shape) for s in mutated]
         return (outputs, finals, flags) if checked else (outputs, finals)
@@ -72,23 +65,6 @@ def lower(program: Program, checked: bool = False) -> Callable:
     run.mutated = [program.inputs.index(s) for s in mutated]
     run.checked_ops = indexing
     return run
-
-
-#: Largest storage (elements) that an op computed from known values alone is folded into.
-FOLD_LIMIT = 1 << 12
-
-
-def _folding(op, env: dict):
-    """A context that evaluates ``op`` now, at trace time, when every value it reads or
-    updates is already known and what it writes is small (a constant in the compiled program,
-    like XLA's own folding of ``.at[].set`` on constants); otherwise a context that does nothing.
-
-    Why: a prefix flag ``valid_x[:w] = True`` on ``np.zeros`` otherwise stays an iota comparison
-    inside every fused loop that reads it; folded, the loop reads a small constant instead."""
-    storages = [x.storage for x in (*op.ins, *op.outs) if not isinstance(x, Const)]
-    known = all(not isinstance(env.get(s.id, 0), jax.core.Tracer) for s in storages)
-    small = all(acc.storage.size <= FOLD_LIMIT for acc in op.outs)
-    return jax.ensure_compile_time_eval() if known and small else contextlib.nullcontext()
 
 
 def _update_in_place(op, env: dict, value: Callable, arguments: dict) -> bool:
