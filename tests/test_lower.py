@@ -210,3 +210,14 @@ def test_integer_arrays_compare_with_any_int64_or_uint64_python_int():
     """uint64 against -1 and int64 against 2**63 are exact in NumPy 2 (OverflowError here before)."""
     check_against_numpy(compare_with_out_of_range_python_ints, np.array([0, 5, 2**64 - 1], np.uint64),
                         np.array([-5, 0, 2**63 - 1]), np.array([1, 200, 3], np.uint8))
+
+
+def narrowed_bits(a, b):
+    return a.astype(np.int32) | b.astype(np.int32), a.astype(np.int16) & b, a.astype(np.int8) | 3
+
+
+def test_regression_xla_crash_on_and_or_of_narrowed_signed_integers():
+    """jaxlib 0.10.2's XLA:CPU segfaulted compiling ``a.astype(np.int32) | b.astype(np.int32)``
+    for int64 a and b (also int16, int8 and ``&``): the rule computes through the unsigned type."""
+    rng = np.random.default_rng(0)
+    check_against_numpy(narrowed_bits, rng.integers(-2**40, 2**40, 10), rng.integers(-2**40, 2**40, 10))

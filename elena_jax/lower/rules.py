@@ -129,6 +129,27 @@ UFUNC_IMPL.update({
     "clip": lambda x, lo, hi: lax.min(*_broadcast(lax.max(*_broadcast(x, lo)), hi)),
 })
 _FLOAT_ONLY = {"divide": _lax(lax.div)}
+
+
+def _through_unsigned(f: Callable) -> Callable:
+    """``f`` on signed integers narrower than 64 bits computed on the same bits as unsigned.
+
+    NB: jaxlib 0.10.2's XLA:CPU crashes the process (a segfault while compiling) on ``and``
+    and ``or`` of a signed integer narrowed by a convert (``a.astype(np.int32) | b`` for an
+    int64 ``a``; also int16 and int8, not xor, not unsigned); through the unsigned type the
+    same program compiles, and the bitcasts cost nothing."""
+
+    def g(x, y):
+        x, y = _broadcast(x, y)
+        if x.dtype.kind != "i" or x.dtype.itemsize == 8:
+            return f(x, y)
+        u = np.dtype(f"u{x.dtype.itemsize}")
+        return lax.bitcast_convert_type(f(lax.bitcast_convert_type(x, u), lax.bitcast_convert_type(y, u)), x.dtype)
+
+    return g
+
+
+UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or)})
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
