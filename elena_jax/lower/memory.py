@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -211,6 +212,12 @@ def _counts(b: V.Box) -> list[int]:
     return [(hi - lo + st - 1) // st for lo, hi, st in zip(b.starts, b.limits, b.steps)]
 
 
+def iota(shape: tuple[int, ...], axis: int):
+    """Indices along ``axis``, as wide as XLA:CPU's loop indices (int64 under x64): an int32
+    iota compares after a conversion per element (valid_flags' loop ran 12-15% slower)."""
+    return lax.broadcasted_iota(jax.dtypes.canonicalize_dtype(np.int64), shape, axis)
+
+
 def _mask(b: V.Box):
     """Where the box's elements lie in its dims: comparisons of iotas, which XLA fuses into
     the select, so no mask array is materialized."""
@@ -218,7 +225,7 @@ def _mask(b: V.Box):
     for axis, (lo, hi, st, d, n) in enumerate(zip(b.starts, b.limits, b.steps, b.dims, _counts(b))):
         if n == d:
             continue
-        i = lax.broadcasted_iota(np.int32, b.dims, axis)
+        i = iota(b.dims, axis)
         if n == 1:
             cond = i == lo
         else:

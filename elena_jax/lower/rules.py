@@ -485,7 +485,7 @@ def select_lanes(ins, outs, lanes):
     constant per element where it folds an iota comparison into the loop.
     """
     (shape, dtype), = outs
-    lane = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    lane = memory.iota(shape, len(shape) - 1)
     x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
     for g in dict.fromkeys(lanes):
         if g != lanes[-1]:
