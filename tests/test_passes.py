@@ -16,6 +16,7 @@ from elena_jax.passes import (
     forward_reads,
     merge_assembles,
     optimize,
+    reassociate_chains,
     split_lanes,
     vectorize_lanes,
 )
@@ -159,7 +160,7 @@ PROGRAMS = [
 
 @pytest.mark.parametrize("f,make", PROGRAMS, ids=lambda x: getattr(x, "__name__", ""))
 @pytest.mark.parametrize("p", [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes,
-                               optimize])
+                               reassociate_chains, optimize])
 def test_pass_preserves_results(f, make, p):
     args = make(np.random.default_rng(0))
     program = traced(f, *args)

@@ -14,10 +14,11 @@ from .dead import eliminate_dead_writes
 from .forward import forward_reads
 from .lanes import split_lanes
 from .merge import merge_assembles
+from .reassociate import reassociate_chains
 from .vectorize import vectorize_lanes
 
 PIPELINE = [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes, vectorize_lanes,
-            eliminate_dead_writes]
+            eliminate_dead_writes, reassociate_chains]
 
 
 def optimize(program: Program) -> Program:
@@ -33,5 +34,5 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "merge_assembles",
-    "split_lanes", "vectorize_lanes",
+    "reassociate_chains", "split_lanes", "vectorize_lanes",
 ]
