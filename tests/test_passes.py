@@ -42,6 +42,15 @@ def run(program, *args):
     return [np.asarray(o) for o in outs] + [np.asarray(f) for f in finals]
 
 
+def assert_preserves(p, program, *args):
+    """Pass ``p`` on ``program``: a valid program with the same results; returns it."""
+    after = p(program)
+    after.verify()
+    for x, y in zip(run(program, *args), run(after, *args)):
+        np.testing.assert_array_equal(x, y)
+    return after
+
+
 def decode(boxes, deltas):
     w = boxes[:, 2] - boxes[:, 0]
     h = boxes[:, 3] - boxes[:, 1]
@@ -163,12 +172,7 @@ PROGRAMS = [
                                reassociate_chains, optimize])
 def test_pass_preserves_results(f, make, p):
     args = make(np.random.default_rng(0))
-    program = traced(f, *args)
-    before = run(program, *args)
-    after_program = p(program)
-    after_program.verify()
-    for x, y in zip(before, run(after_program, *args)):
-        np.testing.assert_array_equal(x, y)
+    assert_preserves(p, traced(f, *args), *args)
 
 
 def test_coalescing_tiles_a_fresh_storage_without_initialising_it():
@@ -392,11 +396,7 @@ VECTORIZED = [
 @pytest.mark.parametrize("f,make", VECTORIZED, ids=lambda x: getattr(x, "__name__", ""))
 def test_vectorizing_preserves_results(f, make):
     args = make(np.random.default_rng(0))
-    program = unvectorized(traced(f, *args))
-    vectorized = vectorize_lanes(program)
-    vectorized.verify()
-    for x, y in zip(run(program, *args), run(vectorized, *args)):
-        np.testing.assert_array_equal(x, y)
+    assert_preserves(vectorize_lanes, unvectorized(traced(f, *args)), *args)
     check_against_numpy(f, *make(np.random.default_rng(1)))
 
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_passes import run, traced, ufuncs
+from test_passes import assert_preserves, traced, ufuncs
 
-from elena_jax.passes import optimize, reassociate_chains
+from elena_jax.passes import PIPELINE, optimize, reassociate_chains
 from elena_jax.testing import check_against_numpy
 
 
@@ -70,11 +70,11 @@ PROGRAMS = [
 @pytest.mark.parametrize("f,make", PROGRAMS, ids=lambda x: getattr(x, "__name__", ""))
 def test_reassociation_preserves_results(f, make):
     args = make(np.random.default_rng(0))
-    program = optimize(traced(f, *args))
-    regrouped = reassociate_chains(program)
-    regrouped.verify()
-    for x, y in zip(run(program, *args), run(regrouped, *args)):
-        np.testing.assert_array_equal(x, y)
+    program = traced(f, *args)
+    assert PIPELINE[-1] is reassociate_chains
+    for p in PIPELINE[:-1]:  # NB: as the pipeline hands it over
+        program = p(program)
+    assert_preserves(reassociate_chains, program, *args)
     check_against_numpy(f, *args)
 
 
