@@ -5,7 +5,8 @@ input arrays ``a`` and ``b`` (random small shapes; dtypes float64, float32,
 int64, int32, uint8, bool). Steps create views (basic indices with ints,
 steps, negative steps, None and ``...``; transposes, swapaxes, reshapes and
 ravels -- views or copies exactly as NumPy decides; diagonals and
-broadcast_to, which are read-only; views of views), read arrays into ufuncs
+broadcast_to, which are read-only; views of views), copy arrays to other
+dtypes (``astype``, narrowing and widening), read arrays into ufuncs
 and reductions (mixed dtypes and Python scalars: NumPy's promotion), and
 write (setitem with broadcasting and casts, every augmented assignment,
 ufunc ``out=`` with and without ``where=``, ``np.copyto(where=)``, ``fill``,
@@ -281,7 +282,7 @@ def _step(draw, k: int, env: dict) -> tuple:
     kind = t.dtype.kind
     action = draw.choice(["view", "view", "view", "binary", "ufunc", "reduce", "compare",
                           "setitem", "setitem", "augment", "augment", "ufunc_out", "copyto",
-                          "fill", "clip", "sort", "fancy_set", "fancy_get", "mask_set", "add_at"])
+                          "fill", "clip", "sort", "fancy_set", "fancy_get", "mask_set", "add_at", "astype"])
     if action == "view":
         return _view_step(draw, f"v{k}", target, t)
     if action == "binary":
@@ -301,6 +302,9 @@ def _step(draw, k: int, env: dict) -> tuple:
         axis = draw.choice([None, *range(-t.ndim, t.ndim)])
         keep = method not in ("cumsum", "argmax", "argmin") and draw.boolean()
         return ("reduce", f"r{k}", target, method, axis, keep)
+    if action == "astype":  # NB: float sources stay float: a float -> int cast is defined only in range
+        dtype = draw.choice([d for d in DTYPES if kind != "f" or d.startswith("float")])
+        return ("view", f"r{k}", target, f".astype(np.{dtype})")
     if action == "fancy_get" and t.ndim and t.shape[0]:
         idx = draw.int_list(-t.shape[0], t.shape[0] - 1, 1, 4)
         return ("view", f"r{k}", target, f"[{idx}]")
