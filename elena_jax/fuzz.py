@@ -823,24 +823,20 @@ def _check_chunk(job: tuple[Campaign, int, int]):
 
 
 def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: int = 500,
-                 log=print, check_chunk=_check_chunk) -> tuple[int, list[Failure]]:
+                 log=print, check_chunk=_check_chunk, chunks_per_pool: int = 10) -> tuple[int, list[Failure]]:
     """Check programs ``start .. start + n - 1``; progress every ``chunk`` programs.
 
     ``workers=0`` runs in this process; otherwise in that many spawned worker
-    processes (JAX is not fork-safe), each replaced after a few chunks so
-    that compilation caches cannot grow without bound (Python 3.11+). A worker
-    killed by a signal (a crash inside XLA) stops the campaign with a
-    RuntimeError naming the programs it was checking, instead of a hang.
+    processes (JAX is not fork-safe), replaced by fresh ones every
+    ``chunks_per_pool`` chunks per worker so that compilation caches cannot grow
+    without bound. A worker killed by a signal (a crash inside XLA) stops the
+    campaign with a RuntimeError naming the programs it was checking, instead
+    of a hang.
     """
     t0 = time.perf_counter()
     jobs = [(c, lo, min(lo + chunk, start + n)) for lo in range(start, start + n, chunk)]
     done, failures = 0, []
-    if workers:
-        pool = _pool(workers)
-        futures = {pool.submit(check_chunk, job): job for job in jobs}
-        results = _completed(futures)
-    else:
-        pool, results = None, map(check_chunk, jobs)
+    results = _in_pools(jobs, workers, check_chunk, chunks_per_pool) if workers else map(check_chunk, jobs)
     try:
         for k, found in results:
             done += k
@@ -855,17 +851,27 @@ def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: i
             if new and not c.keep_going:
                 break
     finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        if workers:
+            results.close()
     return done, failures
 
 
-def _pool(workers: int):
+def _in_pools(jobs: list, workers: int, check_chunk, chunks_per_pool: int):
+    """The results of ``check_chunk`` over ``jobs`` as they complete, on pools of ``workers``
+    spawned processes, a fresh pool for every ``workers * chunks_per_pool`` jobs.
+
+    NB: not ``max_tasks_per_child``: on Python 3.11 a ProcessPoolExecutor whose workers all
+    retire at once never starts their successors, and the campaign hung (seed 4252 at 10,000)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    recycle = {"max_tasks_per_child": 10} if sys.version_info >= (3, 11) else {}
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), **recycle)
+    step = workers * chunks_per_pool
+    for g in range(0, len(jobs), step):
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            yield from _completed({pool.submit(check_chunk, job): job for job in jobs[g : g + step]})
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _completed(futures: dict):

@@ -265,6 +265,24 @@ def _exit_on_programs_2_and_3(job):
     return hi - lo, []
 
 
+def _record_pid(job):
+    _, lo, hi = job
+    with open(os.environ["ELENA_FUZZ_PIDS"], "a") as f:
+        f.write(f"{os.getpid()}\n")
+    return hi - lo, []
+
+
+def test_workers_are_replaced_by_fresh_pools(tmp_path, monkeypatch):
+    """Six chunks on one worker, two chunks per pool: three pools, three processes, every chunk
+    checked (Python 3.11's max_tasks_per_child hung when all workers retired at once)."""
+    monkeypatch.setenv("ELENA_FUZZ_PIDS", str(tmp_path / "pids"))
+    done, failures = fuzz.run_campaign(fuzz.Campaign(seed=0), n=12, chunk=2, workers=1, log=lambda *a, **k: None,
+                                       check_chunk=_record_pid, chunks_per_pool=2)
+    assert (done, failures) == (12, [])
+    pids = (tmp_path / "pids").read_text().split()
+    assert len(pids) == 6 and len(set(pids)) == 3
+
+
 def test_a_worker_that_dies_stops_the_campaign_naming_its_programs():
     """A spawned worker killed mid-chunk used to leave multiprocessing.Pool waiting forever."""
     with pytest.raises(RuntimeError, match=r"programs not checked: .*2 \.\. 3"):
