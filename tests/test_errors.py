@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import elena_jax
+from elena_jax.testing import check_against_numpy
 
 HERE = re.escape(__file__.rsplit("/", 1)[-1])
 
@@ -264,3 +265,22 @@ def test_writing_a_traced_value_into_a_numpy_array_names_the_helpers_line(tmp_pa
 
     with pytest.raises(elena_jax.ConcretizationError, match=r"ej_helper_module\.py:6: out\[:\] = x \* 2"):
         elena_jax.functionalize(ej_helper_module.doubled)(np.ones(3))
+
+
+def test_copyto_with_a_mask_overlapping_the_destination_elsewhere_is_refused():
+    """NumPy copies an overlapping src, never the where= mask: it reads mask elements it has already
+    overwritten, so the result is its iteration order's (fuzz seed 4252, #10220). The mask being
+    dst itself, element for element, is fine."""
+
+    def reversed_mask(a):
+        v = a[::-1]
+        np.copyto(v, a, where=a)
+        return v
+
+    def own_mask(a, b):
+        np.copyto(a, b, where=a)
+        return a
+
+    fails(reversed_mask, np.array([True, False, True, True]), exc=elena_jax.UnsupportedError,
+          match="mask that overlaps dst")
+    check_against_numpy(own_mask, np.array([True, False, True]), np.array([False, True, True]))

@@ -234,6 +234,12 @@ def copyto(dst, src, casting="same_kind", where=True):
         trace.write("copy", ins, [dst])
     else:
         broadcast_shapes(shape_of(where), dst.shape)
+        if isinstance(where, Tracer) and where.storage is dst.storage and V.overlap(where.header, dst.header) \
+                and V.broadcast_to(where.header, dst.shape) != dst.header:
+            # NB: NumPy copies an overlapping src first, never the mask: it reads mask elements that
+            # it has already overwritten, in its own iteration order
+            raise located(UnsupportedError, "np.copyto(dst, src, where=mask) with a mask that overlaps dst "
+                          "at other elements: NumPy's result depends on the order it writes dst in")
         trace.write("select", [where, ins[0], dst], [dst])
 
 
