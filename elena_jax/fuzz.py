@@ -17,8 +17,8 @@ runnable NumPy source; `compile_program` execs that source into a function.
 Generation runs each step on NumPy as it goes and keeps only steps NumPy
 accepts, with defined results: no NaN or inf anywhere (so no undefined
 float -> int casts), float -> integer casts only of values in range, shift
-counts below the width, no negative integer powers, no ``copyto`` mask that
-overlaps the destination at other elements. A step NumPy refuses may
+counts below the width, no negative integer powers, no boolean mask that
+overlaps the array it selects writes into at other elements. A step NumPy refuses may
 end a program instead: then elena_jax must raise the same exception type and
 leave the caller's arrays untouched.
 
@@ -363,9 +363,17 @@ def _step(draw, k: int, env: dict) -> tuple:
     return ("setitem", target, mask, _literal(draw, kind))
 
 
+def _reads_overwritten_mask(mask, dst: np.ndarray) -> bool:
+    """Whether boolean array ``mask`` overlaps ``dst`` at other elements than the ones it selects."""
+    if not isinstance(mask, np.ndarray) or mask.dtype != bool or not np.shares_memory(mask, dst):
+        return False
+    mask = np.broadcast_to(mask, dst.shape)
+    return (mask.__array_interface__["data"][0], mask.strides) != (dst.__array_interface__["data"][0], dst.strides)
+
+
 def _defined(before: dict, env: dict, step: tuple) -> bool:
     """The step's result is defined by NumPy: finite floats, in-range float -> int casts, no int ** negative,
-    no copyto mask overlapping its destination at other elements (NumPy's iteration order decides)."""
+    no mask (copyto's where=, a[mask] = v) overlapping the array written at other elements."""
     for name, v in env.items():
         if name.startswith("__") or name == "np":
             continue
@@ -373,11 +381,9 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
             return False
         if v.dtype.kind in "fc" and not np.isfinite(v).all():
             return False
-    if step[0] == "copyto" and isinstance(env.get(step[3]), np.ndarray):  # NB: elena_jax refuses these
-        dst, mask = env[step[1]], np.broadcast_to(env[step[3]], env[step[1]].shape)
-        where = (mask.__array_interface__["data"][0], mask.strides, mask.itemsize)
-        if np.shares_memory(mask, dst) and where != (dst.__array_interface__["data"][0], dst.strides, dst.itemsize):
-            return False  # a mask overlapping dst elsewhere: NumPy's result is its iteration order's
+    mask = {"copyto": 3, "setitem": 2}.get(step[0])
+    if mask is not None and _reads_overwritten_mask(env.get(step[mask]), env[step[1]]):
+        return False  # NB: elena_jax refuses these: NumPy's result is its iteration order's
     if step[0] == "setitem":  # NB: setitem casts unsafely; float -> int is defined only in range
         target, src = before[step[1]], before.get(step[3], None)
         value = src if isinstance(src, (np.ndarray, np.generic)) else np.asarray(eval(step[3]))

@@ -267,20 +267,34 @@ def test_writing_a_traced_value_into_a_numpy_array_names_the_helpers_line(tmp_pa
         elena_jax.functionalize(ej_helper_module.doubled)(np.ones(3))
 
 
-def test_copyto_with_a_mask_overlapping_the_destination_elsewhere_is_refused():
-    """NumPy copies an overlapping src, never the where= mask: it reads mask elements it has already
-    overwritten, so the result is its iteration order's (fuzz seed 4252, #10220). The mask being
-    dst itself, element for element, is fine."""
+def reversed_copyto_mask(a):
+    np.copyto(a[::-1], a, where=a)
+    return a
 
-    def reversed_mask(a):
-        v = a[::-1]
-        np.copyto(v, a, where=a)
-        return v
 
-    def own_mask(a, b):
-        np.copyto(a, b, where=a)
-        return a
+def reversed_setitem_mask(a):
+    a[::-1][a] = False
+    return a
 
-    fails(reversed_mask, np.array([True, False, True, True]), exc=elena_jax.UnsupportedError,
-          match="mask that overlaps dst")
-    check_against_numpy(own_mask, np.array([True, False, True]), np.array([False, True, True]))
+
+def reversed_masked_copy(a, b):
+    a[::-1][a] = b[a]
+    return a
+
+
+@pytest.mark.parametrize("f", [reversed_copyto_mask, reversed_setitem_mask, reversed_masked_copy])
+def test_a_mask_overlapping_the_array_written_elsewhere_is_refused(f):
+    """NumPy copies an overlapping value, never the mask: it reads mask elements it has already
+    overwritten, so the result is its iteration order's (fuzz seed 4252, #10220)."""
+    args = (np.array([True, False, True, True]), np.array([False, True, False, True]))
+    fails(f, *args[: f.__code__.co_argcount], exc=elena_jax.UnsupportedError, match="mask that overlaps")
+
+
+def own_masks(a, b):
+    np.copyto(a, b, where=a)
+    b[b] = False
+    return a, b
+
+
+def test_a_mask_that_is_the_array_written_element_for_element_is_fine():
+    check_against_numpy(own_masks, np.array([True, False, True]), np.array([False, True, True]))

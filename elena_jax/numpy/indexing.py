@@ -155,6 +155,7 @@ def setitem(a: Tracer, key, value) -> None:
             raise ConcretizationError(
                 "a[mask] = b[mask] needs the same mask object and arrays of one shape\n"
                 f"  at {user_location()}")
+        _refuse_overlapping_mask(arrays[0], arrays[0].header if arrays[0].ndim == a.ndim else None, a, "a[mask] = ...")
         trace.write("select", [value._full_mask(), value.values, a], [a])
         return
     if _has_traced_mask(arrays):
@@ -181,6 +182,7 @@ def setitem(a: Tracer, key, value) -> None:
         with numpy_errors():
             v = as_operand(trace, value, a.dtype)
         v = v.reshape(vshape) if isinstance(v, Tracer) else np.reshape(v, vshape)
+        _refuse_overlapping_mask(mask, mask.header if mask.ndim == a.ndim else None, a, "a[mask] = ...")
         trace.write("mask_set", [a, mask, v], [a])
         return
     shape = _result_shape(a, template, arrays)
@@ -188,6 +190,18 @@ def setitem(a: Tracer, key, value) -> None:
     with numpy_errors():
         v = as_operand(trace, value, a.dtype)
     trace.write("setitem", [a, *arrays, v], [a], key=template)
+
+
+def _refuse_overlapping_mask(mask: Tracer, aligned: V.View | None, dst: Tracer, construct: str) -> None:
+    """Refuse a boolean mask that overlaps the array it selects writes into at other elements
+    (``aligned``: the mask's view over dst's elements, None when it selects whole rows).
+
+    NumPy reads such a mask element by element while it writes and never copies it, so it reads
+    mask elements it has already overwritten, in its own iteration order (fuzz seed 4252, #10220).
+    A mask that is dst itself, element for element, is read before each element is written."""
+    if mask.storage is dst.storage and V.overlap(mask.header, dst.header) and aligned != dst.header:
+        raise located(UnsupportedError, f"{construct} with a mask that overlaps the array written at other "
+                      "elements: NumPy's result depends on the order it writes in")
 
 
 def _check_value_shape(value, shape) -> None:
@@ -234,12 +248,9 @@ def copyto(dst, src, casting="same_kind", where=True):
         trace.write("copy", ins, [dst])
     else:
         broadcast_shapes(shape_of(where), dst.shape)
-        if isinstance(where, Tracer) and where.storage is dst.storage and V.overlap(where.header, dst.header) \
-                and V.broadcast_to(where.header, dst.shape) != dst.header:
-            # NB: NumPy copies an overlapping src first, never the mask: it reads mask elements that
-            # it has already overwritten, in its own iteration order
-            raise located(UnsupportedError, "np.copyto(dst, src, where=mask) with a mask that overlaps dst "
-                          "at other elements: NumPy's result depends on the order it writes dst in")
+        if isinstance(where, Tracer):  # NB: NumPy copies an overlapping src first, never the mask
+            _refuse_overlapping_mask(where, V.broadcast_to(where.header, dst.shape), dst,
+                                     "np.copyto(dst, src, where=mask)")
         trace.write("select", [where, ins[0], dst], [dst])
 
 
