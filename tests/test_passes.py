@@ -438,6 +438,21 @@ def test_per_lane_scalars_become_one_constant_vector():
     np.testing.assert_array_equal(vector, np.array([1, 0.1, 2], np.float32))
 
 
+def lanes_read_before_and_after_a_write(x, y, z):
+    z += x[:, :1]
+    z += y  # y's lanes read before the write below ...
+    y -= x[:1]
+    y += z  # ... and after it: one lane view of y may not stand for both
+    return y
+
+
+def test_a_view_read_before_and_after_a_write_is_two_different_leaves():
+    """Review finding: the vectorizer's memo keyed lanes by view alone and reused the lanes of y
+    read after ``y -= x[:1]`` for those read before it (wrong y, passes on only)."""
+    x = np.array([[1.0, 2, 3], [4, 5, 6]])
+    check_against_numpy(lanes_read_before_and_after_a_write, x, x * 10, x * 100)
+
+
 def test_reads_of_a_storage_written_since_are_not_moved():
     """late_write's lanes 0 and 1 read ``a`` before ``a[:, :2] = -1``: they cannot be read from
     ``a`` where the assemble was, so the assemble stays."""

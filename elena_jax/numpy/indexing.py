@@ -155,7 +155,8 @@ def setitem(a: Tracer, key, value) -> None:
             raise ConcretizationError(
                 "a[mask] = b[mask] needs the same mask object and arrays of one shape\n"
                 f"  at {user_location()}")
-        _refuse_overlapping_mask(arrays[0], arrays[0].header if arrays[0].ndim == a.ndim else None, a, "a[mask] = ...")
+        if arrays[0].ndim == a.ndim:  # NB: a mask of fewer axes is turned into indices first
+            _refuse_overlapping_mask(arrays[0], arrays[0].header, a, "a[mask] = ...")
         trace.write("select", [value._full_mask(), value.values, a], [a])
         return
     if _has_traced_mask(arrays):
@@ -182,7 +183,8 @@ def setitem(a: Tracer, key, value) -> None:
         with numpy_errors():
             v = as_operand(trace, value, a.dtype)
         v = v.reshape(vshape) if isinstance(v, Tracer) else np.reshape(v, vshape)
-        _refuse_overlapping_mask(mask, mask.header if mask.ndim == a.ndim else None, a, "a[mask] = ...")
+        if mask.ndim == a.ndim:  # NB: a mask of fewer axes is turned into indices first
+            _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
         trace.write("mask_set", [a, mask, v], [a])
         return
     shape = _result_shape(a, template, arrays)
@@ -192,13 +194,14 @@ def setitem(a: Tracer, key, value) -> None:
     trace.write("setitem", [a, *arrays, v], [a], key=template)
 
 
-def _refuse_overlapping_mask(mask: Tracer, aligned: V.View | None, dst: Tracer, construct: str) -> None:
+def _refuse_overlapping_mask(mask: Tracer, aligned: V.View, dst: Tracer, construct: str) -> None:
     """Refuse a boolean mask that overlaps the array it selects writes into at other elements
-    (``aligned``: the mask's view over dst's elements, None when it selects whole rows).
+    (``aligned``: the mask's view over dst's elements).
 
-    NumPy reads such a mask element by element while it writes and never copies it, so it reads
-    mask elements it has already overwritten, in its own iteration order (fuzz seed 4252, #10220).
-    A mask that is dst itself, element for element, is read before each element is written."""
+    NumPy reads a mask of dst's shape element by element while it writes and never copies it, so
+    it reads mask elements it has already overwritten, in its own iteration order (fuzz seed 4252,
+    #10220). A mask that is dst itself, element for element, is read before each element is
+    written; a mask of fewer axes than a[mask] = v's array is turned into indices first."""
     if mask.storage is dst.storage and V.overlap(mask.header, dst.header) and aligned != dst.header:
         raise located(UnsupportedError, f"{construct} with a mask that overlaps the array written at other "
                       "elements: NumPy's result depends on the order it writes in")

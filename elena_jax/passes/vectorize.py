@@ -62,7 +62,8 @@ class _Vectorizer:
     def lanes(self, items, dtype):
         """One operand over all lanes (lane axis last) for ``items``: per lane, (operand,
         position of the op that read it); or None. ``dtype`` is what its reader computes in."""
-        key = (tuple(_key(x) for x, _ in items), np.dtype(dtype))
+        # NB: with the read positions: the same view read before and after a write of it differs
+        key = (tuple((_key(x), p) for x, p in items), np.dtype(dtype))
         if key not in self.memo:
             self.memo[key] = self._lanes(items, np.dtype(dtype))
         return self.memo[key]
