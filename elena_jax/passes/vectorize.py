@@ -62,8 +62,8 @@ class _Vectorizer:
     def lanes(self, items, dtype):
         """One operand over all lanes (lane axis last) for ``items``: per lane, (operand,
         position of the op that read it); or None. ``dtype`` is what its reader computes in."""
-        # NB: with the read positions: the same view read before and after a write of it differs
-        key = (tuple((_key(x), p) for x, p in items), np.dtype(dtype))
+        # NB: with what each read saw: the same view read before and after a write of it differs
+        key = (tuple((_key(x), self._version(x, p)) for x, p in items), np.dtype(dtype))
         if key not in self.memo:
             self.memo[key] = self._lanes(items, np.dtype(dtype))
         return self.memo[key]
@@ -84,6 +84,10 @@ class _Vectorizer:
             if w is not None:
                 return Access(xs[0].storage, w)
         return self._computed(items, dtype) or self._leaf(items, dtype)
+
+    def _version(self, x, p: int) -> int:
+        """Which value of x's storage the op at ``p`` read: the position of the last write before it."""
+        return max((i for i in self.writes.get(x.storage.id, ()) if i < p), default=-1) if isinstance(x, Access) else -1
 
     def _unchanged(self, items) -> bool:
         """Whether each read storage still holds, at the assemble, what its lane op read (a
