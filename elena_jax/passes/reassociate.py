@@ -59,7 +59,7 @@ def _dies_at(program: Program, ops: list[Op], j: int, s) -> bool:
     return all(x.storage is not s for x in final_reads(program))
 
 
-def _regroupable(program: Program, ops: list[Op], i: int, j: int, t: Access) -> bool:
+def _regroupable(program: Program, ops: list[Op], i: int, j: int, t: Access, c) -> bool:
     """Whether op ``i`` (``t = a OP b``) and op ``j`` (``OP`` of ``t`` and ``c``) regroup as
     ``a OP (b OP c)`` at ``j``: ``j`` alone reads the value ``i`` wrote, and ``a`` and ``b``
     read at ``j`` what they read at ``i``."""
@@ -67,7 +67,6 @@ def _regroupable(program: Program, ops: list[Op], i: int, j: int, t: Access) -> 
     if not _link(first):
         return False
     (a, b), between = first.ins, ops[i + 1 : j]
-    c = second.ins[1] if second.ins[0] is t else second.ins[0]
     return (first.params == second.params and first.outs[0] == t
             and t.view.shape == second.outs[0].view.shape
             and not (isinstance(c, Access) and c.storage is t.storage)
@@ -88,9 +87,10 @@ def reassociate_chains(program: Program) -> Program:
             s = t.storage
             writers = [i for i, op in enumerate(ops) if any(a.storage is s for a in op.outs)]
             i = max((w for w in writers if w < j), default=None)
-            if i is None or not _regroupable(new, ops, i, j, t):
+            c = second.ins[1] if second.ins[0] is t else second.ins[0]
+            if i is None or not _regroupable(new, ops, i, j, t, c):
                 continue
-            first, c = ops[i], second.ins[1] if second.ins[0] is t else second.ins[0]
+            first = ops[i]
             # NB: the first op's storage holds the combined operands when nothing else uses it
             alone = writers == [i] and sum(x.storage is s for op in ops for x in op.reads()) == 1
             combined = t if alone else temporary(new, t.view.shape, s.dtype, f"regrouped chain on S{s.id}")
