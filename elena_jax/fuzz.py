@@ -22,6 +22,12 @@ overlaps the array it selects writes into at other elements. A step NumPy refuse
 end a program instead: then elena_jax must raise the same exception type and
 leave the caller's arrays untouched.
 
+Two styles of programs (`STYLES`, ``--style``): ``general`` draws every
+construct above over arrays of up to three small axes; ``lanes`` draws the
+code the lane passes rewrite -- (N, L) arrays, column and strided-column views,
+in-place arithmetic between lanes of several arrays, lanes written into fresh
+arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it.
+
 Choices go through a small interface with two sources: `RandomDraw`
 (campaigns: program ``i`` of seed ``S`` is drawn from ``Random("S:i")``, so it
 replays alone with ``--replay i``) and `HypothesisDraw` (the `programs`
@@ -205,6 +211,28 @@ def _basic_index(draw, shape: tuple[int, ...], allow_int: bool = True) -> str:
     return ", ".join(parts) if parts else "..."
 
 
+def _lane_index(draw, shape: tuple[int, ...], allow_int: bool = True) -> str:
+    """An index of an (N, L) array that picks lanes: a column, a strided or contiguous run of
+    columns (kept 2-D or not), sometimes rows; other shapes get `_basic_index`."""
+    if len(shape) != 2 or shape[1] < 2:
+        return _basic_index(draw, shape, allow_int)
+    n, lanes = shape
+    j = draw.integers(0, lanes - 1)
+    rows = ":" if draw.integers(0, 4) else _slice(draw, n)
+    form = draw.choice(["col", "col", "stride", "stride", "run", "keep", "ellipsis", "neg"])
+    if form == "col" and allow_int:
+        return f"{rows}, {j}"
+    if form == "stride":
+        return f"{rows}, {j}::{draw.integers(2, lanes)}"
+    if form == "run":
+        return f"{rows}, {j}:{draw.integers(j + 1, lanes)}"
+    if form == "ellipsis" and allow_int:
+        return f"..., {j}"
+    if form == "neg":
+        return f"{rows}, {j - lanes}::-{draw.integers(1, 2)}"
+    return f"{rows}, {j}:{j + 1}"
+
+
 def _factor_shape(draw, size: int) -> tuple[int, ...]:
     dims, rest = [], size
     while rest > 1 and len(dims) < 2 and draw.boolean():
@@ -218,7 +246,7 @@ def _factor_shape(draw, size: int) -> tuple[int, ...]:
     return tuple(draw.permutation(dims))
 
 
-def _view_step(draw, name: str, src: str, x: np.ndarray) -> tuple:
+def _view_step(draw, name: str, src: str, x: np.ndarray, index=_basic_index) -> tuple:
     kind = draw.choice(["index", "index", "index", "T", "transpose", "swapaxes", "reshape", "ravel",
                         "squeeze", "diagonal", "broadcast_to", "expand_dims", "moveaxis"])
     nd = x.ndim
@@ -243,7 +271,7 @@ def _view_step(draw, name: str, src: str, x: np.ndarray) -> tuple:
         return ("call", name, "np.broadcast_to", src, f", {(draw.integers(1, 3), *x.shape)}")
     if kind == "expand_dims":
         return ("call", name, "np.expand_dims", src, f", {draw.integers(0, nd)}")
-    return ("view", name, src, f"[{_basic_index(draw, x.shape)}]")
+    return ("view", name, src, f"[{index(draw, x.shape)}]")
 
 
 def _operand(draw, env: dict, kind: str | None = None) -> str:
@@ -276,16 +304,21 @@ def _write_value(draw, env: dict, dtype: np.dtype, shape: tuple[int, ...]) -> st
     return _literal(draw, dtype.kind if draw.integers(0, 3) else draw.choice("fiub"))
 
 
-def _step(draw, k: int, env: dict) -> tuple:
+def _step(draw, k: int, env: dict, style: Style) -> tuple:
     names = _arrays(env)
     target = draw.choice(names)
     t = env[target]
     kind = t.dtype.kind
-    action = draw.choice(["view", "view", "view", "binary", "ufunc", "reduce", "compare",
-                          "setitem", "setitem", "augment", "augment", "ufunc_out", "copyto",
-                          "fill", "clip", "sort", "fancy_set", "fancy_get", "mask_set", "add_at", "astype"])
+    action = draw.choice(style.actions)
+    index = style.index
     if action == "view":
-        return _view_step(draw, f"v{k}", target, t)
+        return _view_step(draw, f"v{k}", target, t, index)
+    if action == "lane":
+        return ("view", f"v{k}", target, f"[{index(draw, t.shape)}]")
+    if action == "fresh":  # NB: the decode-boxes pattern: lanes written into a new array
+        maker, dtype = draw.choice([("np.zeros_like", ""), ("np.ones_like", ""), ("np.copy", ""),
+                                    ("np.ones_like", ", dtype=bool")])  # NB: bool: valid_flags' &= chains
+        return ("call", f"o{k}", maker, target, dtype)
     if action == "binary":
         op = draw.choice(OPS[kind])
         y = draw.choice(["2", "3"]) if op == "**" else _operand(draw, env)
@@ -311,20 +344,20 @@ def _step(draw, k: int, env: dict) -> tuple:
         return ("view", f"r{k}", target, f"[{idx}]")
     # writes
     if action == "setitem":
-        index = _basic_index(draw, t.shape)
-        shape = t[eval(f"np.s_[{index}]")].shape
-        return ("setitem", target, index, _write_value(draw, env, t.dtype, shape))
+        where = index(draw, t.shape)
+        shape = t[eval(f"np.s_[{where}]")].shape
+        return ("setitem", target, where, _write_value(draw, env, t.dtype, shape))
     if action == "augment":
         op = draw.choice(OPS[kind])
-        index = None if draw.boolean() else _basic_index(draw, t.shape)
-        shape = t.shape if index is None else t[eval(f"np.s_[{index}]")].shape
+        where = None if draw.boolean() else index(draw, t.shape)
+        shape = t.shape if where is None else t[eval(f"np.s_[{where}]")].shape
         if op == "**":
             value = draw.choice(["2", "3"])
         elif op in ("<<", ">>"):
             value = str(draw.integers(0, 3))
         else:
             value = _write_value(draw, env, t.dtype, shape)
-        return ("augment", target, index, op, value)
+        return ("augment", target, where, op, value)
     if action == "ufunc_out":
         ufunc = draw.choice(UFUNCS[kind])
         fitting = [n for n in names if _fits(env, n, t.shape)]
@@ -352,8 +385,8 @@ def _step(draw, k: int, env: dict) -> tuple:
         axis = draw.choice([i for i, n in enumerate(t.shape) if n > 0])
         n = t.shape[axis]
         idx = draw.int_list(-n, n - 1, 1, n, unique_mod=n)  # NB: repeated indices with '=' are undefined
-        index = ", ".join([":"] * axis + [str(idx)])
-        return ("setitem", target, index, _literal(draw, kind))
+        key = ", ".join([":"] * axis + [str(idx)])
+        return ("setitem", target, key, _literal(draw, kind))
     if action == "add_at" and t.ndim and t.size and kind in "fiu":
         idx = draw.int_list(0, t.shape[0] - 1, 1, 6)
         return ("add_at", target, str(idx), _literal(draw, kind, positive=True))
@@ -455,23 +488,60 @@ class HypothesisDraw:
         return self.draw(st.lists(st.integers(lo, hi), min_size=min_size, max_size=max_size, unique_by=unique_by))
 
 
+@dataclass(frozen=True)
+class Style:
+    """What programs a generator draws: the steps' actions (repeats weigh more), the indices
+    its views and writes use, and the inputs' shapes and dtypes."""
+
+    actions: tuple[str, ...]
+    index: Callable
+    shape: Callable  # (draw, the first input's shape or None) -> an input's shape
+    dtypes: tuple[str, ...]
+
+
+def _any_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
+    return tuple(draw.int_list(1, 5, 1, 3))
+
+
+def _lane_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
+    if first is None:
+        return (draw.integers(1, 6), draw.choice([2, 3, 4, 4, 5, 8]))
+    n, lanes = first
+    return draw.choice([(n, lanes), (n, lanes), (n, draw.choice([2, 4])), (n,), (1, lanes)])
+
+
+STYLES = {
+    # every construct the generator knows, over arrays of up to three small axes
+    "general": Style(("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
+                      "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
+                      "fancy_get", "mask_set", "add_at", "astype"), _basic_index, _any_shape, tuple(DTYPES)),
+    # the box-decoding shape of code the lane passes rewrite: (N, L) arrays, column views, in-place
+    # arithmetic between lanes of several arrays, lanes written into fresh arrays
+    "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
+                    "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype"),
+                   _lane_index, _lane_shape, ("float64", "float64", "float32", "int64", "int32")),
+}
+
+
 @st.composite
-def programs(draw, max_steps: int = 8, errors: bool = True) -> Program:
+def programs(draw, max_steps: int = 8, errors: bool = True, style: str = "general") -> Program:
     """A random `Program` NumPy runs (or, with ``errors``, one whose last step NumPy refuses)."""
-    return generate(HypothesisDraw(draw), max_steps, errors)
+    return generate(HypothesisDraw(draw), max_steps, errors, style)
 
 
-def program_at(seed: int, index: int, max_steps: int = 8) -> Program:
-    """Program ``index`` of the campaign with this seed (deterministic)."""
-    return generate(RandomDraw(random.Random(f"{seed}:{index}")), max_steps)
+def program_at(seed: int, index: int, max_steps: int = 8, style: str = "general") -> Program:
+    """Program ``index`` of the campaign with this seed and style (deterministic)."""
+    return generate(RandomDraw(random.Random(f"{seed}:{index}")), max_steps, style=style)
 
 
-def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool = True) -> Program:
+def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool = True,
+             style: str = "general") -> Program:
     """A random `Program` from ``draw``'s choices; see `programs`."""
-    inputs = []
+    kind = STYLES[style]
+    inputs: list[np.ndarray] = []
     for _ in range(2):
-        dtype = np.dtype(draw.choice(DTYPES))
-        shape = tuple(draw.int_list(1, 5, 1, 3))
+        dtype = np.dtype(draw.choice(kind.dtypes))
+        shape = kind.shape(draw, inputs[0].shape if inputs else None)
         rng = np.random.default_rng(draw.integers(0, 2**16))
         if dtype.kind == "b":
             x = rng.random(shape) > 0.5
@@ -483,7 +553,7 @@ def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool
     steps: list[tuple] = []
     env = _run_numpy(steps, inputs)
     for k in range(draw.integers(1, max_steps)):
-        step = _step(draw, k, env)
+        step = _step(draw, k, env, kind)
         trial = _run_numpy(steps, inputs)
         outcome, e = _step_outcome(trial, step)
         if outcome == "error":
@@ -792,7 +862,7 @@ def _builtin_base(exc: type[BaseException]) -> type[BaseException]:
 
 @dataclass(frozen=True)
 class Campaign:
-    """What a campaign checks; program ``i`` is `program_at` ``(seed, i, steps)``."""
+    """What a campaign checks; program ``i`` is `program_at` ``(seed, i, steps, style)``."""
 
     seed: int
     steps: int = 8
@@ -800,6 +870,7 @@ class Campaign:
     eager_every: int = 50  # every k-th program is also checked op by op (0: none)
     jit: bool = True  # False: every program op by op only
     keep_going: bool = False
+    style: str = "general"  # a key of STYLES
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -813,7 +884,7 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
         indices, batch = [], []
         for i in range(lo, min(lo + c.batch, stop)):
             try:
-                batch.append(program_at(c.seed, i, c.steps))
+                batch.append(program_at(c.seed, i, c.steps, c.style))
                 indices.append(i)
             except Exception as e:  # noqa: BLE001 (a generator bug: reported, not fatal to a long campaign)
                 failures.append(Failure(i, Program([], []), f"the generator raised {type(e).__name__}: {e}"))
@@ -856,7 +927,8 @@ def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: i
             for f in found:
                 failures.append(f)
                 log(f"{'KNOWN BUG' if f.known else 'MISMATCH'} at program {f.index} (replay: python -m "
-                    f"elena_jax.fuzz --seed {c.seed} --steps {c.steps} --replay {f.index})\n{f}", flush=True)
+                    f"elena_jax.fuzz --seed {c.seed} --steps {c.steps} --style {c.style} --replay {f.index})\n{f}",
+                    flush=True)
             elapsed = time.perf_counter() - t0
             new = sum(f.known is None for f in failures)
             log(f"{done} programs checked ({elapsed:.0f} s, {done / elapsed:.1f} programs/s, "
@@ -913,11 +985,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-jit", action="store_true", help="check every program op by op only")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: this process)")
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
+    parser.add_argument("--style", choices=sorted(STYLES), default="general",
+                        help="which programs: every construct (general) or box-decoding lane code (lanes)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
-    c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going)
+    c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style)
     if args.replay is not None:
-        p = program_at(args.seed, args.replay, args.steps)
+        p = program_at(args.seed, args.replay, args.steps, args.style)
         print(repr(p))
         found = [f for jit in (True, False) for f in batch_failures([p], jit=jit)]
         print("\n".join(map(str, found)) if found else "agrees with NumPy (jit and op by op, passes on and off)")
@@ -927,7 +1001,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     new = sum(f.known is None for f in failures)
     mode = "op by op" if args.no_jit else f"jit, batches of {args.batch}, every {args.eager_every}th op by op"
-    print(f"{done} programs ({args.start} .. {args.start + done - 1}), seed {args.seed}, {mode}: "
+    print(f"{done} {args.style} programs ({args.start} .. {args.start + done - 1}), seed {args.seed}, {mode}: "
           f"{new} new mismatches with NumPy (passes on and off), {len(failures) - new} known bugs, "
           f"{elapsed:.0f} s, {done / elapsed:.1f} programs/s", flush=True)
     return 1 if new else 0

@@ -34,6 +34,7 @@ from elena_jax.fuzz import (
 
 PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
+LANES = Campaign(seed=0, steps=12, batch=25, eager_every=25, style="lanes")
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
@@ -49,10 +50,42 @@ def test_random_programs_match_numpy(chunk):
     assert done == hi - lo
 
 
+@pytest.mark.parametrize("chunk", range(2))
+def test_random_lane_programs_match_numpy(chunk):
+    lo, hi = chunk * 100, (chunk + 1) * 100
+    done, failures = check_range(LANES, lo, hi)
+    new = [f for f in failures if f.known is None]
+    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --steps 12 --style lanes "
+                                  f"--replay {f.index}):\n{f}" for f in new)
+    assert done == hi - lo
+
+
 @SAMPLE
 @given(programs(max_steps=5))
 def test_random_programs_match_numpy_op_by_op(program):
     check(program, jit=False)
+
+
+@SAMPLE
+@given(programs(max_steps=8, style="lanes"))
+def test_random_lane_programs_match_numpy_op_by_op(program):
+    check(program, jit=False)
+
+
+def test_lane_programs_are_box_decoding_code():
+    drawn = [program_at(1, i, 12, style="lanes") for i in range(60)]
+    assert all(p.inputs[0].ndim == 2 and p.inputs[0].shape[1] >= 2 for p in drawn)
+    lines = "\n".join(render(p.steps) for p in drawn)
+    for construct in (", 0::", "] += ", "[:, 1] = ", "np.zeros_like(", "dtype=bool)"):
+        assert construct in lines, construct
+
+
+def test_general_programs_are_drawn_as_before_lane_style():
+    # NB: seeds recorded in docs/fuzzing.md must replay the same programs
+    p = program_at(4254, 519)
+    assert [fuzz.render_step(s) for s in p.steps][:5] == [
+        "r0 = a.astype(np.float32)", "b[b > 5] = -6", "r2 = r0[[0]]", "v3 = r0[-3:3, -1, ::-1]", "r4 = r0 / r2"]
+    assert [(x.dtype.name, x.shape) for x in p.inputs] == [("float64", (3, 4, 1)), ("int32", (2,))]
 
 
 def test_programs_replay_by_seed_and_index():
