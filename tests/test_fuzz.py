@@ -269,6 +269,12 @@ REGRESSIONS = [
             [np.zeros(2), np.array([[True, False], [False, True]])]),
     Program([("reduce", "r2", "a", "any", -3, False), ("ufunc_out", "logical_and", "r2", "True", "a", "a")],
             [np.arange(24).reshape(4, 3, 2) % 3 == 0, np.zeros(2)]),
+    # lanes campaign seed 4261 #396, on the code before 64994c7 (the lanes style's first campaign there):
+    # vectorize_lanes took r1[:, 1] read before and after `r1[..., 1] %= b` for one value.
+    Program([("binary", "r1", "a", "*", "a"), ("copyto", "b", "2.0", "b != 1"), ("augment", "r1", None, "/", "-1.25"),
+             ("augment", "r1", "..., 1", "%", "b"), ("ufunc_out", "add", "b", "b", "b", "b > 0"),
+             ("augment", "r1", ":, -3::-1", "//", "b")],
+            [np.array([[-1.0227868619430949, 1.5199552355509007, -0.22372345042176792]]), np.array([1.148006803299263])]),
 ]
 
 
