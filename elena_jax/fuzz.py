@@ -26,7 +26,9 @@ Two styles of programs (`STYLES`, ``--style``): ``general`` draws every
 construct above over arrays of up to three small axes; ``lanes`` draws the
 code the lane passes rewrite -- (N, L) arrays, column and strided-column views,
 in-place arithmetic between lanes of several arrays, lanes written into fresh
-arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it.
+arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it;
+``stencil`` draws 1-D and 2-D grids whose windows shifted by one element are
+read and written in place (overlapping operands, which NumPy buffers).
 
 Choices go through a small interface with two sources: `RandomDraw`
 (campaigns: program ``i`` of seed ``S`` is drawn from ``Random("S:i")``, so it
@@ -231,6 +233,19 @@ def _lane_index(draw, shape: tuple[int, ...], allow_int: bool = True) -> str:
     if form == "neg":
         return f"{rows}, {j - lanes}::-{draw.integers(1, 2)}"
     return f"{rows}, {j}:{j + 1}"
+
+
+def _window_index(draw, shape: tuple[int, ...], allow_int: bool = True) -> str:
+    """An index of shifted windows, as stencils read and write them: on every axis of length
+    n >= 3 one of the windows of length n - 2 at offsets 0, 1, 2 (``:-2``, ``1:-1``, ``2:``);
+    sometimes `_basic_index` instead."""
+    if not shape or draw.integers(0, 5) == 0:
+        return _basic_index(draw, shape, allow_int)
+    parts = []
+    for n in shape:
+        lo = draw.integers(0, 2)
+        parts.append(":" if n < 3 else f"{lo or ''}:{lo - 2 or ''}")
+    return ", ".join(parts)
 
 
 def _factor_shape(draw, size: int) -> tuple[int, ...]:
@@ -510,6 +525,12 @@ def _lane_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
     return draw.choice([(n, lanes), (n, lanes), (n, draw.choice([2, 4])), (n,), (1, lanes)])
 
 
+def _grid_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
+    if first is None:
+        return tuple(draw.int_list(3, 9, 1, 1) if draw.boolean() else draw.int_list(3, 6, 2, 2))
+    return draw.choice([first, first, tuple(n - 2 for n in first)])  # NB: n - 2: a window's shape
+
+
 STYLES = {
     # every construct the generator knows, over arrays of up to three small axes
     "general": Style(("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
@@ -520,6 +541,11 @@ STYLES = {
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
                     "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype"),
                    _lane_index, _lane_shape, ("float64", "float64", "float32", "int64", "int32")),
+    # stencil code: 1-D and 2-D grids, windows shifted by one element read and written in place
+    # (`u[1:-1] += u[:-2] - u[2:]`: NumPy buffers overlapping operands), reductions of residuals
+    "stencil": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "reduce",
+                      "setitem", "setitem", "augment", "augment", "augment", "ufunc_out", "ufunc_out",
+                      "copyto", "clip"), _window_index, _grid_shape, ("float64", "float64", "float32", "int64")),
 }
 
 
@@ -986,7 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: this process)")
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
     parser.add_argument("--style", choices=sorted(STYLES), default="general",
-                        help="which programs: every construct (general) or box-decoding lane code (lanes)")
+                        help="which programs: every construct (general), box-decoding lane code (lanes), "
+                        "shifted windows of grids (stencil)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style)

@@ -34,7 +34,7 @@ from elena_jax.fuzz import (
 
 PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
-LANES = Campaign(seed=0, steps=12, batch=25, eager_every=25, style="lanes")
+STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style) for style in ("lanes", "stencil")}
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
@@ -51,11 +51,12 @@ def test_random_programs_match_numpy(chunk):
 
 
 @pytest.mark.parametrize("chunk", range(2))
-def test_random_lane_programs_match_numpy(chunk):
+@pytest.mark.parametrize("style", sorted(STYLED))
+def test_random_styled_programs_match_numpy(style, chunk):
     lo, hi = chunk * 100, (chunk + 1) * 100
-    done, failures = check_range(LANES, lo, hi)
+    done, failures = check_range(STYLED[style], lo, hi)
     new = [f for f in failures if f.known is None]
-    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --steps 12 --style lanes "
+    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --steps 12 --style {style} "
                                   f"--replay {f.index}):\n{f}" for f in new)
     assert done == hi - lo
 
@@ -77,6 +78,14 @@ def test_lane_programs_are_box_decoding_code():
     assert all(p.inputs[0].ndim == 2 and p.inputs[0].shape[1] >= 2 for p in drawn)
     lines = "\n".join(render(p.steps) for p in drawn)
     for construct in (", 0::", "] += ", "[:, 1] = ", "np.zeros_like(", "dtype=bool)"):
+        assert construct in lines, construct
+
+
+def test_stencil_programs_read_and_write_shifted_windows():
+    drawn = [program_at(1, i, 12, style="stencil") for i in range(60)]
+    assert all(min(p.inputs[0].shape) >= 3 for p in drawn)
+    lines = "\n".join(render(p.steps) for p in drawn)
+    for construct in ("[1:-1", "[:-2", "[2:", "] += ", ".sum(", "np.clip("):
         assert construct in lines, construct
 
 
