@@ -158,13 +158,18 @@ def _fancy_index_out_of_bounds(a): return a[[0, 9]]
 def _write_through_broadcast_to(a): np.broadcast_to(a[0], (3, 4))[1, 1] = 0  # noqa: E702
 def _float_index(a): return a[1.0]
 def _clip_out_cast(a): np.clip(a, 0.5, 1.5, out=a)  # noqa: E702
+def _out_cast_before_shapes(a): np.minimum(a * 0.5, a[:1, :2], out=a)  # noqa: E702 (stencil seed 4263 #239)
+def _out_cast_before_where_shape(a): np.minimum(a * 0.5, a, out=a, where=a[:2] > 0)  # noqa: E702
+def _second_out_cast(a): np.divmod(a * 0.5, 2.0, out=(a * 0.0, a))  # noqa: E702
+def _shapes_before_negative_power(a): np.power(a, -1, out=a[:2])  # noqa: E702
 
 
 @pytest.mark.parametrize("f", [
     _index_past_the_end, _too_many_indices, _setitem_shape_mismatch, _augmented_shape_mismatch,
     _float_into_int_inplace, _float_out_into_int, _bad_reshape, _bad_axis, _matmul_mismatch,
     _concatenate_mismatch, _int_array_power_negative, _bitwise_on_float, _fancy_index_out_of_bounds,
-    _write_through_broadcast_to, _float_index, _clip_out_cast,
+    _write_through_broadcast_to, _float_index, _clip_out_cast, _out_cast_before_shapes,
+    _out_cast_before_where_shape, _second_out_cast, _shapes_before_negative_power,
 ], ids=lambda f: f.__name__.strip("_"))
 def test_numpys_exception_type(f):
     a = np.arange(12).reshape(3, 4)

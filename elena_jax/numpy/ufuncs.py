@@ -96,16 +96,22 @@ def _widen_comparison(ufunc, inputs, loop):
     return loop
 
 
-def _check_out(ufunc, shape, loop, o, casting):
-    if not isinstance(o, Tracer):
-        raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
-    # NB: NumPy's order: a read-only output, then the cast, then the shapes
-    if not o.writeable:
-        raise located(ValueError, "output array is read-only")
-    if not np.can_cast(loop[ufunc.nin], o.dtype, casting):
-        with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
-            dummies = [np.ones((), d) for d in loop[: ufunc.nin]]
-            ufunc(*dummies, out=np.empty((), o.dtype), casting=casting)
+def _check_casts(ufunc, loop, outs, casting):
+    """The given outputs take the loop's results under ``casting`` (NumPy checks this after it
+    converts the operands and before it broadcasts them)."""
+    for o, d in zip(outs, loop[ufunc.nin :]):
+        if o is None:
+            continue
+        if not isinstance(o, Tracer):
+            raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
+        if not np.can_cast(d, o.dtype, casting):
+            with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
+                dummies = [np.ones((), d) for d in loop[: ufunc.nin]]
+                ufunc(*dummies, out=tuple(np.empty((), x.dtype if x is not None else e)
+                                          for x, e in zip(outs, loop[ufunc.nin :])), casting=casting)
+
+
+def _check_out_shape(shape, o):
     if broadcast_shapes(shape, o.shape) != o.shape:
         raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
                       f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
@@ -123,10 +129,11 @@ def ufunc_rule(ufunc):
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         with numpy_errors():
             ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
+        _check_casts(ufunc, loop, outs, casting)
+        shape = broadcast_shapes(*map(shape_of, inputs))
         if ufunc is np.power and loop[1].kind in "iu" and not isinstance(ins[1], Tracer) and np.any(ins[1] < 0):
             # NB: NumPy refuses negative integer exponents; a traced one cannot be checked here
             raise located(ValueError, "Integers to negative integer powers are not allowed.")
-        shape = broadcast_shapes(*map(shape_of, inputs))
         params = dict(name=ufunc.__name__, loop=tuple(loop[: ufunc.nin]))
         # NB: a where= mask broadcasts with the operands (it can make the output larger)
         full = shape if where is True else broadcast_shapes(shape, shape_of(where))
@@ -139,7 +146,7 @@ def ufunc_rule(ufunc):
         for o, d in zip(outs, loop[ufunc.nin :]):
             if o is None:  # NB: NumPy leaves masked-out elements uninitialised
                 o = fresh(trace, "full", [], full, d, layout=layout, value=0)
-            _check_out(ufunc, full, loop, o, casting)
+            _check_out_shape(full, o)
             targets.append(o)
         if any(d.kind == "f" and t.dtype.kind in "iu" for t, d in zip(targets, loop[ufunc.nin:])):
             # NB: an unsafe float -> integer output cast, as NumPy computes it (see float_to_int)
