@@ -46,6 +46,10 @@ and NumPy's exception type for programs NumPy refuses:
   of one per program and setting. The traces, passes and lowering are the
   ones `functionalize` uses; a disagreeing batch is re-checked program by
   program through `functionalize` and the culprit minimized.
+- under ``jax.vmap``: every ``--vmap-every``-th program (50) is also run as
+  ``jax.jit(jax.vmap(elena_jax.pure(f)))`` over a batch of three input pairs
+  (its own, and its inputs' elements shuffled where the program stays defined
+  on them), each member compared with NumPy run on it alone (`check_vmap`).
 - op by op: `functionalize(jit=False)`, the lowering executed eagerly by JAX.
   Every ``--eager-every``-th program (50) of a jit campaign is also checked
   this way, through `functionalize`'s write-back into the caller's arrays;
@@ -656,14 +660,49 @@ def check(program: Program, jit: bool = False, optimize=(True, False)) -> None:
         raise AssertionError(f"{type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
 
-def minimize(program: Program, jit: bool = True) -> Program:
-    """Drop steps while the program still fails and NumPy still accepts it (the program is data)."""
+def vmap_inputs(program: Program, size: int = 3) -> list[list[np.ndarray]]:
+    """``size`` input pairs for ``program``: its own, then its inputs' elements shuffled (same shapes,
+    dtypes and values), where the program runs and is defined on those (else its own inputs again)."""
+    rng = np.random.default_rng(len(program.steps))
+    batch = [program.inputs]
+    for _ in range(size - 1):
+        shuffled = [rng.permutation(x.ravel()).reshape(x.shape) for x in program.inputs]
+        batch.append(shuffled if _well_formed(Program(program.steps, shuffled)) else program.inputs)
+    return batch
+
+
+def check_vmap(program: Program, optimize=(True, False)) -> None:
+    """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
+    (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments."""
+    import elena_jax
+
+    f = compile_program(program.steps)
+    batch = vmap_inputs(program)
+    wants = [_reference(Program(program.steps, inputs)) for inputs in batch]
+    stacked = [np.stack(xs) for xs in zip(*batch)]
+    try:
+        for opt in optimize:
+            with jax.enable_x64(True):
+                got = jax.jit(jax.vmap(elena_jax.pure(f, optimize=opt, jit=False)))(*stacked)
+            for k, want in enumerate(wants):
+                mine = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda x, k=k: x[k], got))
+                numpys = jax.tree_util.tree_leaves(want)
+                assert len(mine) == len(numpys), f"{len(mine)} results and arguments, NumPy's {len(numpys)}"
+                for i, (g, w) in enumerate(zip(mine, numpys)):
+                    assert_same(g, w, _rtol(program), what=f"batch member {k}, leaf {i} (optimize={opt})")
+    except Exception as e:
+        raise AssertionError(f"under jax.vmap: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
+
+
+def minimize(program: Program, jit: bool = True, checker: Callable[[Program], None] | None = None) -> Program:
+    """Drop steps while the program still fails ``checker`` (default: `check`, ``jit``) and NumPy
+    still accepts it (the program is data)."""
     def fails(p: Program) -> bool:
         if not _well_formed(p):
             return False  # no longer a program the generator could make (NumPy refuses it otherwise, or
             # its result is undefined)
         try:
-            check(p, jit=jit)
+            (checker or (lambda p: check(p, jit=jit)))(p)
         except AssertionError:
             return True
         return False
@@ -897,6 +936,7 @@ class Campaign:
     jit: bool = True  # False: every program op by op only
     keep_going: bool = False
     style: str = "general"  # a key of STYLES
+    vmap_every: int = 50  # every k-th program is also checked under jax.vmap (0: none)
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -921,11 +961,28 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
             for pos, (i, p) in enumerate(zip(indices, batch)):
                 if i % c.eager_every == 0 and p.error is None and pos not in failed:
                     found += [Failure(pos, f.program, f.message, f.known) for f in batch_failures([p], jit=False)]
+        if c.vmap_every:
+            for pos, (i, p) in enumerate(zip(indices, batch)):
+                if i % c.vmap_every == 0 and p.error is None and pos not in failed:
+                    found += _vmap_failures(pos, p)
         failures += [Failure(indices[f.index], f.program, f.message, f.known) for f in found]
         done += len(range(lo, min(lo + c.batch, stop)))
         if not c.keep_going and any(f.known is None for f in failures):
             break
     return done, failures
+
+
+def _vmap_failures(pos: int, program: Program) -> list[Failure]:
+    try:
+        check_vmap(program)
+    except AssertionError:
+        small = minimize(program, checker=check_vmap)
+        try:
+            check_vmap(small)
+        except AssertionError as e:
+            return [Failure(pos, small, str(e), known_bug(small, str(e)))]
+        return [Failure(pos, program, _message(program, "fails under jax.vmap, but its minimized form does not"))]
+    return []
 
 
 def _check_chunk(job: tuple[Campaign, int, int]):
@@ -1008,6 +1065,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=25, help="programs compiled together (one XLA compile)")
     parser.add_argument("--eager-every", type=int, default=50,
                         help="also check every k-th program op by op, through functionalize (0: none)")
+    parser.add_argument("--vmap-every", type=int, default=50,
+                        help="also check every k-th program under jax.vmap over a batch of inputs (0: none)")
     parser.add_argument("--no-jit", action="store_true", help="check every program op by op only")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: this process)")
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
@@ -1016,7 +1075,8 @@ def main(argv: list[str] | None = None) -> int:
                         "shifted windows of grids (stencil)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
-    c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style)
+    c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
+                 args.vmap_every)
     if args.replay is not None:
         p = program_at(args.seed, args.replay, args.steps, args.style)
         print(repr(p))
@@ -1028,6 +1088,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     new = sum(f.known is None for f in failures)
     mode = "op by op" if args.no_jit else f"jit, batches of {args.batch}, every {args.eager_every}th op by op"
+    mode += f", every {args.vmap_every}th under vmap" if args.vmap_every else ""
     print(f"{done} {args.style} programs ({args.start} .. {args.start + done - 1}), seed {args.seed}, {mode}: "
           f"{new} new mismatches with NumPy (passes on and off), {len(failures) - new} known bugs, "
           f"{elapsed:.0f} s, {done / elapsed:.1f} programs/s", flush=True)

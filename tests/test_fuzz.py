@@ -127,6 +127,48 @@ def test_a_batch_reports_a_value_differing_from_numpy(monkeypatch):
     assert "result leaf 0" in failure.message and "r0 = b * 2" in failure.message
 
 
+@pytest.mark.parametrize("style", sorted(fuzz.STYLES))
+def test_random_programs_match_numpy_under_vmap(style):
+    checked = 0
+    for i in range(30):
+        program = program_at(7, i, 10, style)
+        if program.error is None:
+            fuzz.check_vmap(program)
+            checked += 1
+    assert checked >= 20
+
+
+def test_vmap_inputs_shuffle_the_inputs_where_the_program_stays_defined():
+    program = Program([("binary", "r0", "a", "-", "b")], [np.arange(6.0).reshape(2, 3), np.arange(3)])
+    batch = fuzz.vmap_inputs(program)
+    assert len(batch) == 3 and batch[0] is program.inputs
+    for inputs in batch[1:]:
+        for x, y in zip(inputs, program.inputs):
+            assert x.shape == y.shape and x.dtype == y.dtype
+            np.testing.assert_array_equal(np.sort(x, axis=None), np.sort(y, axis=None))
+    assert any(not np.array_equal(b[0], program.inputs[0]) for b in batch[1:])
+    # b / a[1:] is finite only while the zero stays first: other shuffles are not used
+    dividing = Program([("view", "v0", "a", "[1:]"), ("binary", "r1", "b", "/", "v0")],
+                       [np.array([0.0, 1.0, 2.0]), np.ones(2)])
+    for inputs in fuzz.vmap_inputs(dividing, size=12):
+        assert inputs[0][0] == 0 and fuzz._well_formed(Program(dividing.steps, inputs))
+
+
+def test_vmap_check_reports_a_batch_member_differing_from_numpy(monkeypatch):
+    program = Program([("binary", "r0", "a", "*", "2")], [np.arange(6.0), np.zeros(2)])
+    reference = fuzz._reference
+
+    def off_for_shuffled(p):  # NumPy's answer, one element changed for the shuffled members
+        out, args = reference(p)
+        if p.inputs is not program.inputs:
+            out[0][0] += 1
+        return out, args
+
+    monkeypatch.setattr(fuzz, "_reference", off_for_shuffled)
+    with pytest.raises(AssertionError, match=r"(?s)under jax.vmap.*batch member 1, leaf 0.*r0 = a \* 2"):
+        fuzz.check_vmap(program)
+
+
 def test_order_dependent_and_malformed_programs_are_not_drawn_or_kept():
     a = np.array([[True, False], [True, True]])
     env = {"a": a, "v1": a.T, "np": np}
