@@ -7,8 +7,10 @@ parameters, so this is the same as running each alone, at one compile per
 batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
-untouched. A hypothesis-driven sample (shrinking) checks the `programs`
-strategy op by op. Long campaigns: ``python -m elena_jax.fuzz --n N --seed S``.
+untouched. Programs 0..199 of the ``lanes`` and ``stencil`` styles are checked
+the same way, a sample of every style under ``jax.vmap``, and hypothesis-driven
+samples (shrinking) check the `programs` strategy op by op. Long campaigns:
+``python -m elena_jax.fuzz --n N --seed S [--style lanes|stencil]``.
 """
 
 import os
