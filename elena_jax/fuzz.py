@@ -28,7 +28,10 @@ code the lane passes rewrite -- (N, L) arrays, column and strided-column views,
 in-place arithmetic between lanes of several arrays, lanes written into fresh
 arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it;
 ``stencil`` draws 1-D and 2-D grids whose windows shifted by one element are
-read and written in place (overlapping operands, which NumPy buffers).
+read and written in place (overlapping operands, which NumPy buffers);
+``aliased`` draws general programs whose ``b`` is a view of ``a`` (arguments
+sharing memory: equal, overlapping, transposed, read-only), checked through
+`functionalize` since JAX parameters never share memory.
 
 Choices go through a small interface with two sources: `RandomDraw`
 (campaigns: program ``i`` of seed ``S`` is drawn from ``Random("S:i")``, so it
@@ -78,6 +81,7 @@ import jax
 import numpy as np
 from hypothesis import strategies as st
 
+from ._aliases import copy_tree
 from .testing import RTOL, assert_same, check_against_numpy
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
@@ -104,15 +108,27 @@ REDUCTIONS = ["sum", "max", "min", "argmax", "argmin", "mean", "prod", "any", "a
 
 @dataclass
 class Program:
-    """Steps over inputs ``a`` and ``b``; ``error`` is NumPy's exception type when the last step fails."""
+    """Steps over inputs ``a`` and ``b``; ``error`` is NumPy's exception type when the last step fails.
+
+    With ``alias`` (an expression of ``a``, e.g. ``"a[::-1]"``), ``b`` is that view of ``a``: the
+    arguments share memory, and every copy of them (`copy_inputs`) shares it alike."""
 
     steps: list[tuple]
     inputs: list[np.ndarray]
     error: type[BaseException] | None = None
+    alias: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.alias is not None:
+            self.inputs = [self.inputs[0], eval(self.alias, {"a": self.inputs[0], "np": np})]
 
     def __repr__(self) -> str:
-        return f"{render(self.steps)}inputs: {self.inputs!r}" + (f"\nexpects {self.error.__name__}"
-                                                                 if self.error else "")
+        inputs = f"a = {self.inputs[0]!r}; b = {self.alias}" if self.alias else f"{self.inputs!r}"
+        return f"{render(self.steps)}inputs: {inputs}" + (f"\nexpects {self.error.__name__}" if self.error else "")
+
+    def copy_inputs(self) -> list[np.ndarray]:
+        """Fresh copies of the inputs, sharing memory as the inputs do."""
+        return copy_tree(list(self.inputs))
 
 
 # --- rendering ------------------------------------------------------------------------------------
@@ -170,8 +186,9 @@ def compile_program(steps: list[tuple]):
 
 
 def _run_numpy(steps: list[tuple], inputs: list[np.ndarray]) -> dict:
-    """The NumPy environment after running ``steps`` on copies of ``inputs``."""
-    env = {"a": inputs[0].copy(), "b": inputs[1].copy(), "np": np}
+    """The NumPy environment after running ``steps`` on copies of ``inputs`` (sharing memory as they do)."""
+    a, b = copy_tree(list(inputs))
+    env = {"a": a, "b": b, "np": np}
     with np.errstate(all="ignore"):
         for s in steps:
             exec(render_step(s), env)
@@ -516,6 +533,7 @@ class Style:
     index: Callable
     shape: Callable  # (draw, the first input's shape or None) -> an input's shape
     dtypes: tuple[str, ...]
+    alias: Callable | None = None  # (draw, a) -> an expression of a view of a, drawn as b
 
 
 def _any_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -529,17 +547,31 @@ def _lane_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
     return draw.choice([(n, lanes), (n, lanes), (n, draw.choice([2, 4])), (n,), (1, lanes)])
 
 
+def _view_of(draw, a: np.ndarray) -> str:
+    """A view of ``a`` to pass beside it: the same array, windows that overlap it, a transpose,
+    a strided view, a read-only broadcast of its first row."""
+    forms = ["a", "a[::-1]", "a.reshape(-1)", "np.broadcast_to(a[:1], a.shape)"]
+    if a.shape[0] > 1:
+        forms += ["a[1:]", "a[:-1]", "a[::2]", "a[1::2]"]
+    if a.ndim >= 2:
+        forms += ["a.T", "a[0]", "a[:, ::-1]"]
+        forms += ["a[..., 1:]", "a[..., :-1]"] if a.shape[-1] > 1 else []
+    return draw.choice(forms)
+
+
 def _grid_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
     if first is None:
         return tuple(draw.int_list(3, 9, 1, 1) if draw.boolean() else draw.int_list(3, 6, 2, 2))
     return draw.choice([first, first, tuple(n - 2 for n in first)])  # NB: n - 2: a window's shape
 
 
+STYLE_GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
+                         "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
+                         "fancy_get", "mask_set", "add_at", "astype")
+
 STYLES = {
     # every construct the generator knows, over arrays of up to three small axes
-    "general": Style(("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
-                      "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
-                      "fancy_get", "mask_set", "add_at", "astype"), _basic_index, _any_shape, tuple(DTYPES)),
+    "general": Style(STYLE_GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
     # the box-decoding shape of code the lane passes rewrite: (N, L) arrays, column views, in-place
     # arithmetic between lanes of several arrays, lanes written into fresh arrays
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
@@ -550,6 +582,9 @@ STYLES = {
     "stencil": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "reduce",
                       "setitem", "setitem", "augment", "augment", "augment", "ufunc_out", "ufunc_out",
                       "copyto", "clip"), _window_index, _grid_shape, ("float64", "float64", "float32", "int64")),
+    # the general programs with b a view of a: arguments that share memory (overlapping, equal,
+    # transposed, read-only), traced as views of one storage and written back through each
+    "aliased": Style(STYLE_GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
 }
 
 
@@ -569,7 +604,11 @@ def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool
     """A random `Program` from ``draw``'s choices; see `programs`."""
     kind = STYLES[style]
     inputs: list[np.ndarray] = []
+    alias = None
     for _ in range(2):
+        if inputs and kind.alias is not None:
+            alias = kind.alias(draw, inputs[0])
+            break
         dtype = np.dtype(draw.choice(kind.dtypes))
         shape = kind.shape(draw, inputs[0].shape if inputs else None)
         rng = np.random.default_rng(draw.integers(0, 2**16))
@@ -580,6 +619,7 @@ def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool
         else:
             x = rng.normal(size=shape).astype(dtype)
         inputs.append(x)
+    inputs = Program([], inputs, alias=alias).inputs
     steps: list[tuple] = []
     env = _run_numpy(steps, inputs)
     for k in range(draw.integers(1, max_steps)):
@@ -589,11 +629,11 @@ def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool
         if outcome == "error":
             if errors and isinstance(e, (TypeError, ValueError, IndexError, OverflowError)) and _static_error(e) \
                     and draw.integers(0, 9) == 0:
-                return Program(steps + [step], inputs, type(e))
+                return Program(steps + [step], inputs, type(e), alias)
         elif outcome == "ok":
             steps.append(step)
             env = trial
-    return Program(steps, inputs)
+    return Program(steps, inputs, alias=alias)
 
 
 def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
@@ -618,7 +658,8 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
 def _well_formed(program: Program) -> bool:
     """The generator's rules hold: every step runs and is defined, and a program with ``error`` ends
     with a step raising exactly that type (`minimize` keeps only such programs)."""
-    env = {"a": program.inputs[0].copy(), "b": program.inputs[1].copy(), "np": np}
+    a, b = program.copy_inputs()
+    env = {"a": a, "b": b, "np": np}
     for k, step in enumerate(program.steps):
         outcome, e = _step_outcome(env, step)
         if outcome == "error":
@@ -646,7 +687,7 @@ def check(program: Program, jit: bool = False, optimize=(True, False)) -> None:
             check_against_numpy(f, *program.inputs, jit=jit, optimize=optimize, rtol=_rtol(program))
             return
         for opt in optimize:
-            args = [x.copy() for x in program.inputs]
+            args = program.copy_inputs()
             want = _builtin_base(program.error)
             try:
                 elena_jax.functionalize(f, jit=jit, optimize=opt)(*args)
@@ -676,6 +717,8 @@ def check_vmap(program: Program, optimize=(True, False)) -> None:
     (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments."""
     import elena_jax
 
+    if program.alias is not None:
+        raise ValueError("a program whose arguments share memory has no vmapped form: JAX values never share memory")
     f = compile_program(program.steps)
     batch = vmap_inputs(program)
     wants = [_reference(Program(program.steps, inputs)) for inputs in batch]
@@ -709,7 +752,7 @@ def minimize(program: Program, jit: bool = True, checker: Callable[[Program], No
 
     k = len(program.steps) - 1
     while k >= 0:
-        smaller = Program(program.steps[:k] + program.steps[k + 1:], program.inputs, program.error)
+        smaller = Program(program.steps[:k] + program.steps[k + 1:], program.inputs, program.error, program.alias)
         if (not program.error or k < len(program.steps) - 1) and fails(smaller):
             program = smaller
         k -= 1
@@ -752,9 +795,10 @@ def batch_failures(batch: list[Program], jit: bool = True, optimize=(True, False
     work between passes on and off nor between programs. Results and the
     arguments' final values are compared with NumPy's (values, NaN positions,
     dtypes, shapes). A program whose trace raises is found by tracing each
-    alone (no compile) and the rest run again. Programs NumPy refuses, and
-    each culprit, are checked alone by `check` (`functionalize`, write-back
-    included) and minimized. Without ``jit`` every program is checked alone,
+    alone (no compile) and the rest run again. Programs NumPy refuses,
+    programs whose arguments share memory (``alias``), and each culprit, are
+    checked alone by `check` (`functionalize`, write-back included) and
+    minimized. Without ``jit`` every program is checked alone,
     op by op.
     """
     failures: list[Failure] = []
@@ -780,11 +824,11 @@ def batch_failures(batch: list[Program], jit: bool = True, optimize=(True, False
         return True
 
     for pos, p in enumerate(batch):
-        if p.error is not None or not jit:
+        if p.error is not None or not jit or p.alias is not None:  # NB: JAX parameters never share memory
             alone(pos, p, jit)
             if stop():
                 return failures
-    valid = [(pos, p) for pos, p in enumerate(batch) if p.error is None]
+    valid = [(pos, p) for pos, p in enumerate(batch) if p.error is None and p.alias is None]
     if not jit or not valid:
         return failures
     try:
@@ -830,7 +874,7 @@ def _rtol(program: Program) -> float | None:
 
 def _reference(program: Program):
     """NumPy's results and its arguments after the call, on copies of the inputs."""
-    args = [x.copy() for x in program.inputs]
+    args = program.copy_inputs()
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # mean of an empty slice is NaN, as compared
         out = compile_program(program.steps)(*args)
@@ -963,7 +1007,7 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
                     found += [Failure(pos, f.program, f.message, f.known) for f in batch_failures([p], jit=False)]
         if c.vmap_every:
             for pos, (i, p) in enumerate(zip(indices, batch)):
-                if i % c.vmap_every == 0 and p.error is None and pos not in failed:
+                if i % c.vmap_every == 0 and p.error is None and p.alias is None and pos not in failed:
                     found += _vmap_failures(pos, p)
         failures += [Failure(indices[f.index], f.program, f.message, f.known) for f in found]
         done += len(range(lo, min(lo + c.batch, stop)))
@@ -1072,7 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
     parser.add_argument("--style", choices=sorted(STYLES), default="general",
                         help="which programs: every construct (general), box-decoding lane code (lanes), "
-                        "shifted windows of grids (stencil)")
+                        "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
