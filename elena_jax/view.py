@@ -354,6 +354,19 @@ def same_elements(a: View, b: View) -> bool:
     return a == b or squeeze(a) == squeeze(b)
 
 
+def dense(v: View) -> bool:
+    """Whether the view's elements are exactly a contiguous range of the storage, each once, in
+    any order of axes and directions (a transpose or reversal of a C-contiguous block)."""
+    if v.size == 0:
+        return True
+    expected = 1
+    for s, n in sorted((abs(s), n) for n, s in zip(v.shape, v.strides) if n > 1):
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
 def _has_distinct_elements(v: View) -> bool:
     return not any(s == 0 and n > 1 for n, s in zip(v.shape, v.strides))
 

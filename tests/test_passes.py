@@ -332,6 +332,32 @@ def test_wide_lanes_computed_differently_are_stacked_not_vectorized():
     check_against_numpy(class_corners, *args)
 
 
+def normalize_to_bgr(img):
+    img = normalize(img)
+    img[...] = img[..., ::-1]  # every element read once more, in another order
+    return img
+
+
+def normalize_then_sum_two_channels(img):
+    img = normalize(img)
+    return img, img[..., :2].sum()  # a read of part of the assembled value
+
+
+def test_an_assemble_read_whole_in_another_order_is_not_materialized():
+    """A reversed (or transposed) read of all of an assembled storage reads every element once:
+    the assemble is not materialized, so its lanes are still vectorized (the bench's
+    normalize_channels); a read of part of it still materializes it."""
+    rng = np.random.default_rng(0)
+    img = rng.uniform(0, 255, (4, 9, 3))
+    program = optimize(traced(normalize_to_bgr, img))
+    assert "vectorize_lanes" in program.fired and not any(op.prim == "assemble" for op in program.ops)
+    check_against_numpy(normalize_to_bgr, img)
+    partial = optimize(traced(normalize_then_sum_two_channels, img))
+    (a,) = [op for op in partial.ops if op.prim == "assemble"]
+    assert a.params["materialize"] and "vectorize_lanes" not in partial.fired
+    check_against_numpy(normalize_then_sum_two_channels, img)
+
+
 def test_wide_lanes_computed_alike_are_still_vectorized():
     """Colour channels of an (H, W, 3) image normalized alike need no select by lane: one
     subtract and one divide over the whole image, as the hand-written per-channel vectors."""

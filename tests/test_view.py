@@ -80,6 +80,27 @@ def test_overlap_agrees_with_shares_memory(data):
         assert V.overlap(v1, v2) == np.shares_memory(a1, a2)
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_dense_views_are_exactly_a_range_of_elements(data):
+    shape = data.draw(shapes)
+    k = data.draw(hnp.basic_indices(shape, allow_newaxis=True))
+    v = V.index(V.contiguous(shape), k)
+    if data.draw(st.booleans()) and v.shape:
+        v = V.transpose(v, data.draw(st.permutations(range(len(v.shape)))))
+    elements = np.sort(V.flat_indices(v), axis=None)
+    lo, hi = v.span()
+    assert V.dense(v) == (v.size == 0 or np.array_equal(elements, np.arange(lo, hi)))
+
+
+def test_dense_views():
+    assert V.dense(V.index(V.contiguous((4, 3)), (slice(None), slice(None, None, -1))))  # img[..., ::-1]
+    assert V.dense(V.transpose(V.contiguous((4, 3))))
+    assert not V.dense(V.index(V.contiguous((4, 3)), (slice(None), slice(0, 2))))  # a gap in every row
+    assert not V.dense(V.View.make((2, 2), (1, 1), 0))  # elements 0, 1, 1, 2
+    assert not V.dense(V.broadcast_to(V.contiguous((3,)), (2, 3)))
+
+
 @st.composite
 def permuted_views(draw, shape):
     """A NumPy array of ``shape`` laid out in a random axis order, with random reversals, sliced

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir import Access, Op, Program
-from ..view import overlap, same_elements
+from ..view import View, dense, overlap, same_elements
 from ._rewrite import copy_program, reshaped
 from .lanes import interleaved, wide
 
@@ -93,14 +93,20 @@ def _lowerings(ops: list[Op]) -> list[Op]:
 
 
 def _read_in_part(ops: list[Op], i: int) -> bool:
-    """Whether ops after ``i`` read its storage only in part before it is written again."""
+    """Whether ops after ``i`` read its storage only in part before it is written again (a read of
+    all of its elements in another order, `img[..., ::-1]`, is a whole read: XLA fuses it once)."""
     target = ops[i].outs[0]
     for later in ops[i + 1 :]:
-        if any(a.storage is target.storage and a.view != target.view for a in later.reads()):
+        if any(a.storage is target.storage and not _same_block(a.view, target.view) for a in later.reads()):
             return True
         if any(a.storage is target.storage for a in later.outs):
             return False
     return False
+
+
+def _same_block(a: View, b: View) -> bool:
+    """Whether two views read the same elements, each once (in any order)."""
+    return a == b or a.size == b.size and a.span() == b.span() and dense(a) and dense(b)
 
 
 def _all_expensive(assemble: Op, writer: dict[int, Op], uses: Counter[int]) -> bool:
