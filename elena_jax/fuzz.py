@@ -22,7 +22,7 @@ overlaps the array it selects writes into at other elements. A step NumPy refuse
 end a program instead: then elena_jax must raise the same exception type and
 leave the caller's arrays untouched.
 
-Two styles of programs (`STYLES`, ``--style``): ``general`` draws every
+Styles of programs (`STYLES`, ``--style``): ``general`` draws every
 construct above over arrays of up to three small axes; ``lanes`` draws the
 code the lane passes rewrite -- (N, L) arrays, column and strided-column views,
 in-place arithmetic between lanes of several arrays, lanes written into fresh
@@ -565,13 +565,13 @@ def _grid_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
     return draw.choice([first, first, tuple(n - 2 for n in first)])  # NB: n - 2: a window's shape
 
 
-STYLE_GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
-                         "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
-                         "fancy_get", "mask_set", "add_at", "astype")
+GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
+                   "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
+                   "fancy_get", "mask_set", "add_at", "astype")
 
 STYLES = {
     # every construct the generator knows, over arrays of up to three small axes
-    "general": Style(STYLE_GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
+    "general": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
     # the box-decoding shape of code the lane passes rewrite: (N, L) arrays, column views, in-place
     # arithmetic between lanes of several arrays, lanes written into fresh arrays
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
@@ -584,7 +584,7 @@ STYLES = {
                       "copyto", "clip"), _window_index, _grid_shape, ("float64", "float64", "float32", "int64")),
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
-    "aliased": Style(STYLE_GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
+    "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
 }
 
 
@@ -599,31 +599,29 @@ def program_at(seed: int, index: int, max_steps: int = 8, style: str = "general"
     return generate(RandomDraw(random.Random(f"{seed}:{index}")), max_steps, style=style)
 
 
+def _input(draw, spec: Style, first: tuple[int, ...] | None) -> np.ndarray:
+    """A random input array of the style's dtypes and shapes (``first``: the first input's shape)."""
+    dtype = np.dtype(draw.choice(spec.dtypes))
+    shape = spec.shape(draw, first)
+    rng = np.random.default_rng(draw.integers(0, 2**16))
+    if dtype.kind == "b":
+        return rng.random(shape) > 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0 if dtype.kind == "u" else -20, 20, shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
 def generate(draw: RandomDraw | HypothesisDraw, max_steps: int = 8, errors: bool = True,
              style: str = "general") -> Program:
     """A random `Program` from ``draw``'s choices; see `programs`."""
-    kind = STYLES[style]
-    inputs: list[np.ndarray] = []
-    alias = None
-    for _ in range(2):
-        if inputs and kind.alias is not None:
-            alias = kind.alias(draw, inputs[0])
-            break
-        dtype = np.dtype(draw.choice(kind.dtypes))
-        shape = kind.shape(draw, inputs[0].shape if inputs else None)
-        rng = np.random.default_rng(draw.integers(0, 2**16))
-        if dtype.kind == "b":
-            x = rng.random(shape) > 0.5
-        elif dtype.kind in "iu":
-            x = rng.integers(0 if dtype.kind == "u" else -20, 20, shape).astype(dtype)
-        else:
-            x = rng.normal(size=shape).astype(dtype)
-        inputs.append(x)
-    inputs = Program([], inputs, alias=alias).inputs
+    spec = STYLES[style]
+    first = _input(draw, spec, None)
+    alias = None if spec.alias is None else spec.alias(draw, first)
+    inputs = Program([], [first, _input(draw, spec, first.shape)] if alias is None else [first], alias=alias).inputs
     steps: list[tuple] = []
     env = _run_numpy(steps, inputs)
     for k in range(draw.integers(1, max_steps)):
-        step = _step(draw, k, env, kind)
+        step = _step(draw, k, env, spec)
         trial = _run_numpy(steps, inputs)
         outcome, e = _step_outcome(trial, step)
         if outcome == "error":
