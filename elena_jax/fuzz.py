@@ -53,6 +53,10 @@ and NumPy's exception type for programs NumPy refuses:
   ``jax.jit(jax.vmap(elena_jax.pure(f)))`` over a batch of three input pairs
   (its own, and its inputs' elements shuffled where the program stays defined
   on them), each member compared with NumPy run on it alone (`check_vmap`).
+- under ``jax.grad``: every ``--grad-every``-th program (50) with a float
+  input is differentiated, passes on and off, and the gradients compared
+  (`check_grad`: NumPy has no derivative to compare with, but the passes must
+  preserve derivatives as they preserve values).
 - op by op: `functionalize(jit=False)`, the lowering executed eagerly by JAX.
   Every ``--eager-every``-th program (50) of a jit campaign is also checked
   this way, through `functionalize`'s write-back into the caller's arrays;
@@ -735,6 +739,41 @@ def check_vmap(program: Program, optimize=(True, False)) -> None:
         raise AssertionError(f"under jax.vmap: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
 
+def check_grad(program: Program) -> None:
+    """``jax.grad`` of the program's `elena_jax.pure` form is the same with passes on and off: the
+    gradient, with respect to every float input, of a fixed random weighting of every float
+    result and final argument (the passes must preserve derivatives as well as values)."""
+    import elena_jax
+
+    if program.alias is not None:
+        raise ValueError("a program whose arguments share memory has no pure form: JAX values never share memory")
+    floats = [i for i, x in enumerate(program.inputs) if x.dtype.kind == "f"]
+    if not floats:
+        raise ValueError("no float input to differentiate with respect to")
+    f = compile_program(program.steps)
+
+    def weighted(optimize: bool):
+        g = elena_jax.pure(f, optimize=optimize, jit=False)
+
+        def loss(*xs):
+            args = list(program.inputs)
+            for i, x in zip(floats, xs):
+                args[i] = x
+            rng = np.random.default_rng(0)
+            leaves = [x for x in jax.tree_util.tree_leaves(g(*args)) if jax.numpy.issubdtype(x.dtype, np.floating)]
+            return sum((jax.numpy.sum(x * rng.normal(size=x.shape)) for x in leaves), jax.numpy.float64(0))
+
+        return jax.jit(jax.grad(loss, argnums=tuple(range(len(floats)))))
+
+    try:
+        with jax.enable_x64(True):
+            on, off = (weighted(opt)(*[program.inputs[i] for i in floats]) for opt in (True, False))
+        for i, (g_on, g_off) in enumerate(zip(on, off)):
+            assert_same(g_on, g_off, _rtol(program), what=f"gradient with respect to input {i} (passes on vs off)")
+    except Exception as e:
+        raise AssertionError(f"under jax.grad: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
+
+
 def minimize(program: Program, jit: bool = True, checker: Callable[[Program], None] | None = None) -> Program:
     """Drop steps while the program still fails ``checker`` (default: `check`, ``jit``) and NumPy
     still accepts it (the program is data)."""
@@ -979,6 +1018,7 @@ class Campaign:
     keep_going: bool = False
     style: str = "general"  # a key of STYLES
     vmap_every: int = 50  # every k-th program is also checked under jax.vmap (0: none)
+    grad_every: int = 50  # every k-th program with a float input is also checked under jax.grad (0: none)
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -1003,10 +1043,11 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
             for pos, (i, p) in enumerate(zip(indices, batch)):
                 if i % c.eager_every == 0 and p.error is None and pos not in failed:
                     found += [Failure(pos, f.program, f.message, f.known) for f in batch_failures([p], jit=False)]
-        if c.vmap_every:
+        for every, checker in ((c.vmap_every, check_vmap), (c.grad_every, check_grad)):
             for pos, (i, p) in enumerate(zip(indices, batch)):
-                if i % c.vmap_every == 0 and p.error is None and p.alias is None and pos not in failed:
-                    found += _vmap_failures(pos, p)
+                if every and i % every == 0 and p.error is None and p.alias is None and pos not in failed \
+                        and (checker is check_vmap or any(x.dtype.kind == "f" for x in p.inputs)):
+                    found += _transform_failures(pos, p, checker)
         failures += [Failure(indices[f.index], f.program, f.message, f.known) for f in found]
         done += len(range(lo, min(lo + c.batch, stop)))
         if not c.keep_going and any(f.known is None for f in failures):
@@ -1014,16 +1055,17 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
     return done, failures
 
 
-def _vmap_failures(pos: int, program: Program) -> list[Failure]:
+def _transform_failures(pos: int, program: Program, checker: Callable[[Program], None]) -> list[Failure]:
+    """``program`` checked by `check_vmap` or `check_grad`: its minimized form if it fails."""
     try:
-        check_vmap(program)
+        checker(program)
     except AssertionError:
-        small = minimize(program, checker=check_vmap)
+        small = minimize(program, checker=checker)
         try:
-            check_vmap(small)
+            checker(small)
         except AssertionError as e:
             return [Failure(pos, small, str(e), known_bug(small, str(e)))]
-        return [Failure(pos, program, _message(program, "fails under jax.vmap, but its minimized form does not"))]
+        return [Failure(pos, program, _message(program, f"fails {checker.__name__}, but its minimized form does not"))]
     return []
 
 
@@ -1109,6 +1151,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also check every k-th program op by op, through functionalize (0: none)")
     parser.add_argument("--vmap-every", type=int, default=50,
                         help="also check every k-th program under jax.vmap over a batch of inputs (0: none)")
+    parser.add_argument("--grad-every", type=int, default=50,
+                        help="also check every k-th program's jax.grad, passes on against off (0: none)")
     parser.add_argument("--no-jit", action="store_true", help="check every program op by op only")
     parser.add_argument("--workers", type=int, default=0, help="worker processes (0: this process)")
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
@@ -1118,7 +1162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
-                 args.vmap_every)
+                 args.vmap_every, args.grad_every)
     if args.replay is not None:
         p = program_at(args.seed, args.replay, args.steps, args.style)
         print(repr(p))
@@ -1131,6 +1175,7 @@ def main(argv: list[str] | None = None) -> int:
     new = sum(f.known is None for f in failures)
     mode = "op by op" if args.no_jit else f"jit, batches of {args.batch}, every {args.eager_every}th op by op"
     mode += f", every {args.vmap_every}th under vmap" if args.vmap_every else ""
+    mode += f", every {args.grad_every}th under grad" if args.grad_every else ""
     print(f"{done} {args.style} programs ({args.start} .. {args.start + done - 1}), seed {args.seed}, {mode}: "
           f"{new} new mismatches with NumPy (passes on and off), {len(failures) - new} known bugs, "
           f"{elapsed:.0f} s, {done / elapsed:.1f} programs/s", flush=True)

@@ -8,14 +8,15 @@ batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
 untouched. Programs 0..199 of the ``lanes`` and ``stencil`` styles are checked
-the same way, programs 0..79 of the ``aliased`` style one by one, a sample of
-the others under ``jax.vmap``, and hypothesis-driven samples (shrinking) check
-the `programs` strategy op by op. Long campaigns:
+the same way, programs 0..79 of the ``aliased`` style one by one, samples of
+the others under ``jax.vmap`` and ``jax.grad``, and hypothesis-driven samples
+(shrinking) check the `programs` strategy op by op. Long campaigns:
 ``python -m elena_jax.fuzz --n N --seed S [--style lanes|stencil|aliased]``.
 """
 
 import os
 
+import jax
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -152,6 +153,33 @@ def test_random_programs_match_numpy_under_vmap(style):
             fuzz.check_vmap(program)
             checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("style", sorted(set(fuzz.STYLES) - {"aliased"}))
+def test_random_programs_keep_their_gradients_with_passes_on_and_off(style):
+    checked = 0
+    for i in range(40):
+        program = program_at(8, i, 10, style)
+        if program.error is None and any(x.dtype.kind == "f" for x in program.inputs):
+            fuzz.check_grad(program)
+            checked += 1
+    assert checked >= 15
+
+
+def test_grad_check_reports_a_pass_that_changes_a_derivative(monkeypatch):
+    import elena_jax
+
+    program = Program([("binary", "r0", "a", "*", "a")], [np.arange(3.0), np.zeros(2, np.int64)])
+    fuzz.check_grad(program)
+    pure = elena_jax.pure
+
+    def flat_when_optimized(f, optimize=True, **options):  # values kept, derivative lost
+        g = pure(f, optimize=optimize, **options)
+        return (lambda *a: jax.tree_util.tree_map(jax.lax.stop_gradient, g(*a))) if optimize else g
+
+    monkeypatch.setattr(elena_jax, "pure", flat_when_optimized)
+    with pytest.raises(AssertionError, match=r"(?s)under jax.grad.*input 0 \(passes on vs off\).*r0 = a \* a"):
+        fuzz.check_grad(program)
 
 
 def test_vmap_inputs_shuffle_the_inputs_where_the_program_stays_defined():
