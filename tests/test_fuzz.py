@@ -374,6 +374,48 @@ REGRESSIONS = [
 ]
 
 
+# lanes campaign seed 4270 #1115: a % (a / b)[:, 5:6] with b a broadcast row (float32 a, int32 b)
+RECIPROCAL = Program([("binary", "r0", "a", "/", "b"), ("view", "v1", "r0", "[:, 5:6]"),
+                      ("binary", "r4", "a", "%", "v1")],
+                     [np.array([[1.8366302251815796, -0.02698085829615593, 0.4205244779586792, 0.3003450632095337,
+                                 -0.28267958760261536, 0.9627466201782227, 1.4614125490188599, 0.7688929438591003],
+                                [-1.0752627849578857, 0.30821582674980164, 0.2851155996322632, -1.2811121940612793,
+                                 -0.4507772624492645, -3.1259148120880127, -0.44688722491264343, -0.09003864973783493],
+                                [0.18188059329986572, -0.43433618545532227, 0.4598326086997986, -0.24691994488239288,
+                                 0.011151391081511974, 1.9538166522979736, 0.24837026000022888, -0.49938708543777466],
+                                [0.35541465878486633, 0.19818830490112305, 0.5969768166542053, -0.6681193709373474,
+                                 -0.27982547879219055, -0.012378521263599396, 0.6334282755851746, -1.4086861610412598]],
+                               np.float32),
+                      np.array([[19, 16, 9, -13, -14, -13, -11, 17]], np.int32)])
+
+
+def test_xla_reciprocal_division_is_reported_as_a_known_limit():
+    """XLA divides by a broadcast row as a multiplication by its reciprocal: the quotient -13 is an ulp
+    off, and the remainder flips from the divisor to 0. The failure is recognised (elena_jax agrees
+    with NumPy computing x * (1 / y)) and counted as known, not new (design.md, Known limits)."""
+    with pytest.raises(AssertionError) as info:
+        check(RECIPROCAL, jit=True)
+    assert known_bug(RECIPROCAL, str(info.value)) == "xla-reciprocal-division"
+
+
+def test_a_wrong_quotient_is_not_taken_for_the_reciprocal_limit(monkeypatch):
+    import elena_jax
+    import elena_jax.testing
+
+    program = Program([("binary", "r0", "a", "/", "b")], [np.arange(1.0, 4.0), np.array([2.0, 4.0, 8.0])])
+    functionalize = elena_jax.functionalize
+
+    def off_by_one(f, **options):  # every quotient one too large
+        g = functionalize(f, **options)
+        return lambda *args: tuple(r + 1 for r in g(*args))
+
+    monkeypatch.setattr(elena_jax, "functionalize", off_by_one)
+    monkeypatch.setattr(elena_jax.testing, "functionalize", off_by_one)
+    with pytest.raises(AssertionError) as info:
+        check(program, jit=True)
+    assert known_bug(program, str(info.value)) is None
+
+
 def test_float32_last_bit_differences_are_within_the_programs_tolerance():
     """Campaign seed 2029, #24852 and #27021: XLA's float32 pow and exp differ from NumPy's in the last
     bit at times, and promoted to float64 the difference is far above float64's tolerance. Results are
