@@ -105,10 +105,10 @@ def _check_casts(ufunc, loop, outs, casting):
         if not isinstance(o, Tracer):
             raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
         if not np.can_cast(d, o.dtype, casting):
+            dummies = [np.ones((), t) for t in loop[: ufunc.nin]]
+            stand_ins = tuple(np.empty((), t if x is None else x.dtype) for x, t in zip(outs, loop[ufunc.nin :]))
             with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
-                dummies = [np.ones((), d) for d in loop[: ufunc.nin]]
-                ufunc(*dummies, out=tuple(np.empty((), x.dtype if x is not None else e)
-                                          for x, e in zip(outs, loop[ufunc.nin :])), casting=casting)
+                ufunc(*dummies, out=stand_ins, casting=casting)
 
 
 def _check_out_shape(shape, o):
