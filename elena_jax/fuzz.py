@@ -29,7 +29,8 @@ in-place arithmetic between lanes of several arrays, lanes written into fresh
 arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it;
 ``stencil`` draws 1-D and 2-D grids whose windows shifted by one element are
 read and written in place (overlapping operands, which NumPy buffers);
-``aliased`` draws general programs whose ``b`` is a view of ``a`` (arguments
+``dtypes`` draws general programs over float16, narrow and unsigned integers
+and complex numbers; ``aliased`` draws general programs whose ``b`` is a view of ``a`` (arguments
 sharing memory: equal, overlapping, transposed, read-only), checked through
 `functionalize` since JAX parameters never share memory.
 
@@ -74,6 +75,7 @@ Run a campaign: ``python -m elena_jax.fuzz --n 100000 --seed 0 --workers 1``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 import time
@@ -96,6 +98,7 @@ OPS = {
     "i": ["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "**"],
     "u": ["+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>"],
     "b": ["&", "|", "^", "+", "*"],
+    "c": ["+", "-", "*", "/", "**"],
 }
 COMPARE = ["<", "<=", ">", ">=", "==", "!="]
 UFUNCS = {
@@ -103,10 +106,12 @@ UFUNCS = {
     "i": ["add", "subtract", "multiply", "maximum", "minimum", "bitwise_xor", "floor_divide", "remainder"],
     "u": ["add", "multiply", "minimum", "bitwise_or", "floor_divide"],
     "b": ["logical_and", "logical_or", "logical_xor", "maximum"],
+    "c": ["add", "subtract", "multiply", "maximum", "minimum"],
 }
 UNARY = {"f": ["negative", "abs", "floor", "sqrt", "exp", "tanh", "square", "sign", "rint"],
          "i": ["negative", "abs", "square", "sign", "invert"],
-         "u": ["invert", "square"], "b": ["logical_not", "invert"]}
+         "u": ["invert", "square"], "b": ["logical_not", "invert"],
+         "c": ["negative", "abs", "conjugate", "square", "sqrt", "exp", "sign"]}
 REDUCTIONS = ["sum", "max", "min", "argmax", "argmin", "mean", "prod", "any", "all", "cumsum"]
 
 
@@ -189,11 +194,20 @@ def compile_program(steps: list[tuple]):
     return scope["program"]
 
 
+@contextlib.contextmanager
+def _quiet():
+    """NumPy's floating-point errors and runtime warnings off: a mean of an empty slice is NaN, a
+    complex value cast to a real type drops its imaginary part, and both are compared, not warned."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
 def _run_numpy(steps: list[tuple], inputs: list[np.ndarray]) -> dict:
     """The NumPy environment after running ``steps`` on copies of ``inputs`` (sharing memory as they do)."""
     a, b = copy_tree(list(inputs))
     env = {"a": a, "b": b, "np": np}
-    with np.errstate(all="ignore"):
+    with _quiet():
         for s in steps:
             exec(render_step(s), env)
     return env
@@ -208,6 +222,8 @@ def _literal(draw, kind: str, positive: bool = False) -> str:
         return str(draw.integers(0 if kind == "u" else 1, 9))
     if kind == "i":
         return str(draw.integers(-9, 9))
+    if kind == "c":
+        return draw.choice(["1j", "(0.5-2j)", "-1.25j", "(2+1j)", "2.0"])
     return draw.choice(["0.5", "-1.25", "2.0", "3", "-2"])
 
 
@@ -377,7 +393,7 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
         keep = method not in ("cumsum", "argmax", "argmin") and draw.boolean()
         return ("reduce", f"r{k}", target, method, axis, keep)
     if action == "astype":  # NB: float sources stay float: a float -> int cast is defined only in range
-        dtype = draw.choice([d for d in DTYPES if kind != "f" or d.startswith("float")])
+        dtype = draw.choice([d for d in DTYPES if kind not in "fc" or d.startswith("float")])
         return ("view", f"r{k}", target, f".astype(np.{dtype})")
     if action == "fancy_get" and t.ndim and t.shape[0]:
         idx = draw.int_list(-t.shape[0], t.shape[0] - 1, 1, 4)
@@ -460,8 +476,8 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
     if step[0] == "setitem":  # NB: setitem casts unsafely; float -> int is defined only in range
         target, src = before[step[1]], before.get(step[3], None)
         value = src if isinstance(src, (np.ndarray, np.generic)) else np.asarray(eval(step[3]))
-        if target.dtype.kind in "iu" and value.dtype.kind == "f":
-            info = np.iinfo(target.dtype)
+        if target.dtype.kind in "iu" and value.dtype.kind in "fc":
+            info, value = np.iinfo(target.dtype), np.real(value)
             if not ((value > info.min - 1) & (value < info.max + 1)).all():
                 return False
     return True
@@ -586,6 +602,9 @@ STYLES = {
     "stencil": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "reduce",
                       "setitem", "setitem", "augment", "augment", "augment", "ufunc_out", "ufunc_out",
                       "copyto", "clip"), _window_index, _grid_shape, ("float64", "float64", "float32", "int64")),
+    # the general programs over the other dtypes: float16, narrow and unsigned integers, complex
+    "dtypes": Style(GENERAL_ACTIONS, _basic_index, _any_shape,
+                    ("float16", "float32", "int8", "int16", "uint16", "uint32", "complex64", "complex128", "bool")),
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
@@ -612,6 +631,8 @@ def _input(draw, spec: Style, first: tuple[int, ...] | None) -> np.ndarray:
         return rng.random(shape) > 0.5
     if dtype.kind in "iu":
         return rng.integers(0 if dtype.kind == "u" else -20, 20, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
     return rng.normal(size=shape).astype(dtype)
 
 
@@ -647,8 +668,7 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
         return "reject", None  # NB: NumPy reads a mask while writing through it: the result depends on its order
     before = {n: v.copy() if isinstance(v, np.ndarray) else v for n, v in env.items()}
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+        with _quiet():
             exec(render_step(step), env)
     except Exception as e:  # noqa: BLE001
         return "error", e
@@ -679,6 +699,7 @@ def _static_error(e: BaseException) -> bool:
 
 # --- checking -------------------------------------------------------------------------------------
 
+@_quiet()
 def check(program: Program, jit: bool = False, optimize=(True, False)) -> None:
     """The program agrees with NumPy, passes on and off (raises otherwise)."""
     import elena_jax
@@ -714,6 +735,7 @@ def vmap_inputs(program: Program, size: int = 3) -> list[list[np.ndarray]]:
     return batch
 
 
+@_quiet()
 def check_vmap(program: Program, optimize=(True, False)) -> None:
     """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
     (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments."""
@@ -739,6 +761,7 @@ def check_vmap(program: Program, optimize=(True, False)) -> None:
         raise AssertionError(f"under jax.vmap: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
 
+@_quiet()
 def check_grad(program: Program) -> None:
     """``jax.grad`` of the program's `elena_jax.pure` form is the same with passes on and off: the
     gradient, with respect to every float input, of a fixed random weighting of every float
@@ -901,9 +924,7 @@ def _rtol(program: Program) -> float | None:
     at times, and a float32 value promoted to float64 later keeps that difference (seed 2029:
     #24852 ``a **= 3`` then ``np.maximum(a, int32)``, #27021 ``np.exp(a) + int32``).
     """
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        env = _run_numpy(program.steps, program.inputs)
+    env = _run_numpy(program.steps, program.inputs)
     bits = [np.finfo(v.dtype).bits for v in env.values()
             if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "fc"]
     return RTOL[min(bits)] if bits else None
@@ -912,8 +933,7 @@ def _rtol(program: Program) -> float | None:
 def _reference(program: Program):
     """NumPy's results and its arguments after the call, on copies of the inputs."""
     args = program.copy_inputs()
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # mean of an empty slice is NaN, as compared
+    with _quiet():
         out = compile_program(program.steps)(*args)
     return out, args
 
@@ -942,6 +962,7 @@ def _trace_raises(program: Program, optimize) -> bool:
     return False
 
 
+@_quiet()
 def _together_failures(valid: list[Program], optimize) -> list[tuple[int, str]]:
     """(position, message) of the programs of ``valid`` disagreeing with NumPy when run together."""
     together, args = _variants(valid, optimize)
@@ -991,6 +1012,7 @@ def _by_reciprocal(step: tuple) -> tuple:
     return step
 
 
+@_quiet()
 def _reciprocal_division(program: Program, message: str) -> bool:
     """XLA divides by a scalar or a broadcast value as a multiplication by its reciprocal, one ulp
     off at times, which a remainder or floor of the quotient can magnify (design.md, Known limits):
@@ -1191,7 +1213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
     parser.add_argument("--style", choices=sorted(STYLES), default="general",
                         help="which programs: every construct (general), box-decoding lane code (lanes), "
-                        "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased)")
+                        "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased) "
+                        "or on float16, narrow integers and complex numbers (dtypes)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,

@@ -7,11 +7,11 @@ parameters, so this is the same as running each alone, at one compile per
 batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
-untouched. Programs 0..199 of the ``lanes`` and ``stencil`` styles are checked
-the same way, programs 0..79 of the ``aliased`` style one by one, samples of
-the others under ``jax.vmap`` and ``jax.grad``, and hypothesis-driven samples
-(shrinking) check the `programs` strategy op by op. Long campaigns:
-``python -m elena_jax.fuzz --n N --seed S [--style lanes|stencil|aliased]``.
+untouched. Programs 0..199 of the ``lanes`` and ``stencil`` styles and 0..99 of
+``dtypes`` are checked the same way, programs 0..79 of the ``aliased`` style one
+by one, samples of the others under ``jax.vmap`` and ``jax.grad``, and
+hypothesis-driven samples (shrinking) check the `programs` strategy op by op.
+Long campaigns: ``python -m elena_jax.fuzz --n N --seed S [--style STYLE]``.
 """
 
 import os
@@ -39,10 +39,10 @@ from elena_jax.fuzz import (
 PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
-          for style in ("lanes", "stencil", "aliased")}
+          for style in ("lanes", "stencil", "aliased", "dtypes")}
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [("lanes", 0, 100), ("lanes", 100, 200), ("stencil", 0, 100), ("stencil", 100, 200),
-                 ("aliased", 0, 40), ("aliased", 40, 80)]
+                 ("aliased", 0, 40), ("aliased", 40, 80), ("dtypes", 0, 100)]
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 

@@ -188,6 +188,34 @@ def test_int64_uint64_comparisons_are_exact_as_numpys():
     check_against_numpy(compare_int64_with_uint64, u, i)
 
 
+def order_complex(x, y):
+    ops = (np.less, np.less_equal, np.greater, np.greater_equal)
+    return [op(x[:, None], y) for op in ops] + [x > 0.5, np.sort(x), x.max(), np.argmax(x)]
+
+
+def test_complex_numbers_are_ordered_as_numpy_orders_them():
+    """dtypes fuzz seed 4272 (43 of 300 programs): NumPy orders complex numbers by real part, then
+    imaginary part (a real-part decision only where neither imaginary part is NaN); lax.lt has no
+    complex form, and elena_jax raised TypeError."""
+    x = np.array([1 + 1j, 1 + 2j, 2, 1 + np.nan * 1j, np.nan, 1j, 1 + 1j, -1j])
+    with np.errstate(invalid="ignore"):
+        check_against_numpy(lambda a, b: order_complex(a, b)[:5], x, x)
+    finite = x[np.isfinite(x)].astype(np.complex64)
+    check_against_numpy(order_complex, finite, finite[::-1])
+
+
+def arg_of_complex(m):
+    return np.argmax(m), np.argmin(m), m.argmax(axis=0), m.argmin(axis=1), np.argmax(m, axis=1, keepdims=True)
+
+
+def test_argmax_and_argmin_of_complex_numbers_are_numpys():
+    """The first NaN (in either part) wins; else the greatest real part, then imaginary part, first."""
+    m = np.array([[1 + 1j, 1 + 3j, 3 - 1j, 3 - 1j], [2j, 1j, -1j, 0], [1 + 1j, np.nan, 1 + 5j, 1j * np.nan],
+                  [-2 + 0j, -2 - 1j, -2 + 1j, -2 + 1j]])
+    check_against_numpy(arg_of_complex, m)
+    check_against_numpy(arg_of_complex, m[[0, 1, 3]].astype(np.complex64))
+
+
 def float16_loops_into_wider_outputs(b, i):
     o, o64 = np.zeros(4, np.float32), np.zeros(4)
     np.sqrt(b, out=o)  # uint8 runs NumPy's float16 loop: the float32 out holds the float16 result

@@ -210,6 +210,16 @@ def _compare_int64_uint64(name: str, x, y):
             "equal": equal, "not_equal": ~equal}[name]
 
 
+def _compare_complex(name: str, x, y):
+    """NumPy orders complex numbers by real part, then imaginary part (its CLT/CLE/CGT/CGE): a
+    real-part decision needs both imaginary parts to be numbers; lax has no complex ordering."""
+    xr, xi, yr, yi = lax.real(x), lax.imag(x), lax.real(y), lax.imag(y)
+    numbers = ~jnp.isnan(xi) & ~jnp.isnan(yi)
+    strict, tie = {"less": (xr < yr, xi < yi), "less_equal": (xr < yr, xi <= yi),
+                   "greater": (xr > yr, xi > yi), "greater_equal": (xr > yr, xi >= yi)}[name]
+    return strict & numbers | (xr == yr) & tie
+
+
 _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 
 
@@ -221,6 +231,8 @@ def ufunc(ins, outs, name, loop, masked=False):
     args = [cast(x, np.float32 if d == np.float16 and wide else d) for x, d in zip(ins[:n], loop)]
     if name in _COMPARISONS and {a.dtype for a in args} == {np.dtype(np.int64), np.dtype(np.uint64)}:
         res = _compare_int64_uint64(name, *args)
+    elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
+        res = _compare_complex(name, *_broadcast(*args))
     else:
         res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
@@ -398,7 +410,23 @@ def concatenate(ins, outs, axis, dtype):
 
 @rule("argreduce")
 def argreduce(ins, outs, name, axis, keepdims):
-    return [getattr(jnp, name)(ins[0], axis=axis, keepdims=keepdims)]
+    x = jnp.asarray(ins[0])
+    if x.dtype.kind == "c":
+        return [_complex_argreduce(x, name, axis, keepdims)]
+    return [getattr(jnp, name)(x, axis=axis, keepdims=keepdims)]
+
+
+def _complex_argreduce(x, name: str, axis, keepdims: bool):
+    """NumPy's argmax/argmin of complex numbers: the first NaN (in either part) if any, else the
+    first of the greatest (least) real parts with the greatest (least) imaginary part among them."""
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    best, worst = (jnp.max, -jnp.inf) if name == "argmax" else (jnp.min, jnp.inf)
+    r, i = lax.real(x), lax.imag(x)
+    nan = jnp.isnan(r) | jnp.isnan(i)
+    top = r == best(r, axis=axis, keepdims=True)
+    top &= i == best(jnp.where(top, i, worst), axis=axis, keepdims=True)
+    return jnp.argmax(jnp.where(nan.any(axis=axis, keepdims=True), nan, top), axis=axis, keepdims=keepdims)
 
 
 @rule("sort")
