@@ -216,6 +216,20 @@ def test_argmax_and_argmin_of_complex_numbers_are_numpys():
     check_against_numpy(arg_of_complex, m[[0, 1, 3]].astype(np.complex64))
 
 
+def wrapped_squares(a):
+    sq = a * a
+    return np.abs(sq), sq < 0, np.abs(np.square(a)), np.square(a) >= 0, np.abs(a * a[::-1])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_signed_squares_that_wrap_stay_negative(dtype):
+    """dtypes fuzz seed 4274 #539: XLA takes a signed x * x for non-negative, so it dropped
+    abs(x * x) and folded x * x < 0 to False; an int8 -13 * -13 is -87 in NumPy (it wraps)."""
+    big = np.iinfo(dtype).max
+    a = np.array([-13, -12, 11, 20, 0, -1, int(np.sqrt(big)) + 1, -(int(np.sqrt(big)) + 1)], dtype)
+    check_against_numpy(wrapped_squares, a)
+
+
 def float16_loops_into_wider_outputs(b, i):
     o, o64 = np.zeros(4, np.float32), np.zeros(4)
     np.sqrt(b, out=o)  # uint8 runs NumPy's float16 loop: the float32 out holds the float16 result

@@ -131,17 +131,20 @@ UFUNC_IMPL.update({
 _FLOAT_ONLY = {"divide": _lax(lax.div)}
 
 
-def _through_unsigned(f: Callable) -> Callable:
-    """``f`` on signed integers narrower than 64 bits computed on the same bits as unsigned.
+def _through_unsigned(f: Callable, widest: int = 4) -> Callable:
+    """``f`` on signed integers of at most ``widest`` bytes computed on the same bits as unsigned.
 
     NB: jaxlib 0.10.2's XLA:CPU crashes the process (a segfault while compiling) on ``and``
     and ``or`` of a signed integer narrowed by a convert (``a.astype(np.int32) | b`` for an
     int64 ``a``; also int16 and int8, not xor, not unsigned); through the unsigned type the
-    same program compiles, and the bitcasts cost nothing."""
+    same program compiles, and the bitcasts cost nothing. Signed multiplication goes the same
+    way at every width (the product's bits are the same): XLA takes a signed square ``x * x``
+    for non-negative, which it is not when it wraps, and drops ``abs(x * x)`` and folds
+    ``x * x < 0`` to False (dtypes fuzz seed 4274 #539: ``np.abs(a * a)`` of int8)."""
 
     def g(x, y):
         x, y = _broadcast(x, y)
-        if x.dtype.kind != "i" or x.dtype.itemsize == 8:
+        if x.dtype.kind != "i" or x.dtype.itemsize > widest:
             return f(x, y)
         u = np.dtype(f"u{x.dtype.itemsize}")
         return lax.bitcast_convert_type(f(lax.bitcast_convert_type(x, u), lax.bitcast_convert_type(y, u)), x.dtype)
@@ -149,7 +152,9 @@ def _through_unsigned(f: Callable) -> Callable:
     return g
 
 
-UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or)})
+_signed_multiply = _through_unsigned(lax.mul, widest=8)
+UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or),
+                   "multiply": _signed_multiply, "square": lambda x: _signed_multiply(x, x)})
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
