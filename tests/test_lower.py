@@ -216,6 +216,17 @@ def test_argmax_and_argmin_of_complex_numbers_are_numpys():
     check_against_numpy(arg_of_complex, m[[0, 1, 3]].astype(np.complex64))
 
 
+def complex_to_bool(x, m):
+    m[1:] = x[1:]
+    return x.astype(bool), np.logical_not(x), m
+
+
+def test_complex_values_convert_to_bool_as_numpy_converts_them():
+    """dtypes fuzz seed 4275 #2558: bool(1j) is True in NumPy (either part nonzero); lax's
+    convert_element_type looks at the real part only, and elena_jax gave False."""
+    check_against_numpy(complex_to_bool, np.array([1j, 0j, 1 + 0j, 0.5 - 2j]), np.zeros(4, bool))
+
+
 def wrapped_squares(a):
     sq = a * a
     return np.abs(sq), sq < 0, np.abs(np.square(a)), np.square(a) >= 0, np.abs(a * a[::-1])

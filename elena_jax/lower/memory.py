@@ -187,11 +187,21 @@ def _put(t: tuple, i: int, value) -> tuple:
     return t[:i] + (value,) + t[i + 1 :]
 
 
+def cast(x, dtype):
+    """``x`` as a JAX value of ``dtype``, converted as NumPy converts (no op when it already is).
+
+    NB: lax converts a complex value to bool by its real part; NumPy's ``bool(1j)`` is True."""
+    x = jnp.asarray(x)
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind == "c" and np.dtype(dtype) == np.bool_:
+        return x != 0
+    return lax.convert_element_type(x, dtype)
+
+
 def fit_value(value, dtype, shape):
     """``value`` cast and broadcast as NumPy's assignment does."""
-    value = jnp.asarray(value)
-    if value.dtype != dtype:
-        value = lax.convert_element_type(value, dtype)
+    value = cast(value, dtype)
     if value.ndim > len(shape):  # NB: NumPy drops the value's extra leading unit axes
         value = value.reshape(value.shape[value.ndim - len(shape) :])
     return value if value.shape == shape else jnp.broadcast_to(value, shape)

@@ -18,6 +18,7 @@ import numpy as np
 from jax import lax
 
 from . import memory
+from .memory import cast
 
 RULES: dict[str, Callable] = {}
 
@@ -196,11 +197,6 @@ def ufunc_impl(name: str, dtype=None) -> Callable:
         return getattr(jnp, name)
     return UFUNC_IMPL.get(name) or getattr(jnp, name)
 
-
-def cast(x, dtype):
-    """``x`` as a JAX value of ``dtype`` (no op when it already is)."""
-    x = jnp.asarray(x)
-    return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
 
 
 def _compare_int64_uint64(name: str, x, y):
