@@ -735,6 +735,15 @@ def vmap_inputs(program: Program, size: int = 3) -> list[list[np.ndarray]]:
     return batch
 
 
+def _assert_leaves(got, want, rtol: float | None, what: str) -> None:
+    """Every leaf of ``got`` equals the same leaf of NumPy's ``want`` (`assert_same`); ``what``
+    names a leaf with its position in ``{}``."""
+    mine, numpys = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(mine) == len(numpys), f"{len(mine)} results and arguments, NumPy's {len(numpys)}"
+    for i, (g, w) in enumerate(zip(mine, numpys)):
+        assert_same(g, w, rtol, what=what.format(i))
+
+
 @_quiet()
 def check_vmap(program: Program, optimize=(True, False)) -> None:
     """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
@@ -747,16 +756,14 @@ def check_vmap(program: Program, optimize=(True, False)) -> None:
     batch = vmap_inputs(program)
     wants = [_reference(Program(program.steps, inputs)) for inputs in batch]
     stacked = [np.stack(xs) for xs in zip(*batch)]
+    rtol = _rtol(program)
     try:
         for opt in optimize:
             with jax.enable_x64(True):
                 got = jax.jit(jax.vmap(elena_jax.pure(f, optimize=opt, jit=False)))(*stacked)
             for k, want in enumerate(wants):
-                mine = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda x, k=k: x[k], got))
-                numpys = jax.tree_util.tree_leaves(want)
-                assert len(mine) == len(numpys), f"{len(mine)} results and arguments, NumPy's {len(numpys)}"
-                for i, (g, w) in enumerate(zip(mine, numpys)):
-                    assert_same(g, w, _rtol(program), what=f"batch member {k}, leaf {i} (optimize={opt})")
+                _assert_leaves(jax.tree_util.tree_map(lambda x, k=k: x[k], got), want, rtol,
+                               f"batch member {k}, leaf {{}} (optimize={opt})")
     except Exception as e:
         raise AssertionError(f"under jax.vmap: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
@@ -791,8 +798,7 @@ def check_grad(program: Program) -> None:
     try:
         with jax.enable_x64(True):
             on, off = (weighted(opt)(*[program.inputs[i] for i in floats]) for opt in (True, False))
-        for i, (g_on, g_off) in enumerate(zip(on, off)):
-            assert_same(g_on, g_off, _rtol(program), what=f"gradient with respect to input {i} (passes on vs off)")
+        _assert_leaves(on, off, _rtol(program), "gradient with respect to input {} (passes on vs off)")
     except Exception as e:
         raise AssertionError(f"under jax.grad: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
@@ -1004,10 +1010,8 @@ def _together_failures(valid: list[Program], optimize) -> list[tuple[int, str]]:
 
 # A matcher takes (minimized program, message) and says whether the failure is that bug.
 def _by_reciprocal(step: tuple) -> tuple:
-    """The step with its division ``x / y`` computed as ``x * (1 / y)``, as XLA computes it."""
-    if step[0] == "binary" and step[3] == "/":
-        return (*step[:3], "*", f"(1 / {step[4]})")
-    if step[0] == "augment" and step[3] == "/":
+    """The step with its division ``x / y`` (or ``x /= y``) computed as ``x * (1 / y)``, as XLA computes it."""
+    if step[0] in ("binary", "augment") and step[3] == "/":
         return (*step[:3], "*", f"(1 / {step[4]})")
     return step
 
@@ -1019,18 +1023,15 @@ def _reciprocal_division(program: Program, message: str) -> bool:
     the failure is that if elena_jax agrees with NumPy computing every division so."""
     import elena_jax
 
-    variant = Program([_by_reciprocal(s) for s in program.steps], program.inputs, program.error, program.alias)
-    if variant.steps == program.steps or program.error is not None:
+    if program.error is not None:
+        return False
+    variant = Program([_by_reciprocal(s) for s in program.steps], program.inputs, alias=program.alias)
+    if variant.steps == program.steps:
         return False
     try:
-        want, want_args = _reference(variant)
         args = program.copy_inputs()
         got = elena_jax.functionalize(compile_program(program.steps))(*args)
-        mine, numpys = jax.tree_util.tree_leaves((got, args)), jax.tree_util.tree_leaves((want, want_args))
-        if len(mine) != len(numpys):
-            return False
-        for g, w in zip(mine, numpys):
-            assert_same(g, w, _rtol(program))
+        _assert_leaves((got, args), _reference(variant), _rtol(program), "leaf {}")
     except Exception:  # noqa: BLE001 (any difference: not this limit)
         return False
     return True

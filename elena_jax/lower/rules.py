@@ -198,7 +198,6 @@ def ufunc_impl(name: str, dtype=None) -> Callable:
     return UFUNC_IMPL.get(name) or getattr(jnp, name)
 
 
-
 def _compare_int64_uint64(name: str, x, y):
     """NumPy 2 compares int64 with uint64 exactly (its own mixed loops): a negative signed
     operand is below every unsigned one; otherwise both compare as uint64."""
@@ -233,7 +232,7 @@ def ufunc(ins, outs, name, loop, masked=False):
     if name in _COMPARISONS and {a.dtype for a in args} == {np.dtype(np.int64), np.dtype(np.uint64)}:
         res = _compare_int64_uint64(name, *args)
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
-        res = _compare_complex(name, *_broadcast(*args))
+        res = _compare_complex(name, *args)
     else:
         res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
