@@ -49,22 +49,21 @@ SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=Non
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_random_programs_match_numpy(chunk):
-    lo, hi = chunk * PROGRAMS // CHUNKS, (chunk + 1) * PROGRAMS // CHUNKS
-    done, failures = check_range(CAMPAIGN, lo, hi)
-    # NB: failures matching an open bug of fuzz.KNOWN are allowed: each is pinned by a strict xfail below
+    assert_campaign_agrees(CAMPAIGN, chunk * PROGRAMS // CHUNKS, (chunk + 1) * PROGRAMS // CHUNKS)
+
+
+def assert_campaign_agrees(c: Campaign, lo: int, hi: int) -> None:
+    done, failures = check_range(c, lo, hi)
+    # NB: failures matching an entry of fuzz.KNOWN are allowed: each is pinned by a test below
     new = [f for f in failures if f.known is None]
-    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --replay {f.index}):\n{f}"
-                                  for f in new)
+    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed {c.seed} --steps {c.steps} "
+                                  f"--style {c.style} --replay {f.index}):\n{f}" for f in new)
     assert done == hi - lo
 
 
 @pytest.mark.parametrize("style,lo,hi", STYLED_RANGES)
 def test_random_styled_programs_match_numpy(style, lo, hi):
-    done, failures = check_range(STYLED[style], lo, hi)
-    new = [f for f in failures if f.known is None]
-    assert not new, "\n\n".join(f"program {f.index} (python -m elena_jax.fuzz --seed 0 --steps 12 --style {style} "
-                                  f"--replay {f.index}):\n{f}" for f in new)
-    assert done == hi - lo
+    assert_campaign_agrees(STYLED[style], lo, hi)
 
 
 @SAMPLE
