@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import elena_jax
+from elena_jax.numpy.ufuncs import _numpy_folds
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
 NUMERIC = ["float64", "float32", "int64", "int32", "uint8"]
@@ -277,13 +278,47 @@ def test_reduce_identity_free_empty_raises():
     check(lambda a, m: np.minimum.reduce(a, where=m), arr((3, 4)), arr((3, 4), bool))
 
 
+FOLDED = [np.subtract, np.divide, np.floor_divide, np.remainder, np.power, np.arctan2, np.hypot, np.logaddexp,
+          np.gcd, np.copysign, np.equal, np.left_shift]
+
+
+@pytest.mark.parametrize("u", FOLDED, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
+def test_reduce_folds_other_binary_ufuncs_left_to_right(u, dt):
+    """``np.subtract.reduce(a)`` is ``a[0] - a[1] - a[2] ...``: NumPy's loop, one axis at a time
+    (several only for ufuncs with an identity), from the identity where there is one."""
+    a = arr((3, 4), dt, seed=3, low=0 if u is np.power else None, high=3 if u is np.power else None)
+    m = arr((3, 4), bool, seed=4)
+    if _loop_ok(u, dt) and not _numpy_folds(u, "reduce", np.dtype(dt), None):
+        # NB: this NumPy's loop gives another value than the fold (float power and arctan2 on AVX-512)
+        with pytest.raises(elena_jax.UnsupportedError, match="does not fold"):
+            elena_jax.functionalize(lambda a: u.reduce(a, axis=1))(a)
+        return
+    check(lambda a: (u.reduce(a), u.reduce(a, axis=1, keepdims=True), u.reduce(a.T, axis=-1, initial=2)), a)
+    check(lambda a, m: u.reduce(a[:, ::-1], axis=0, where=m, initial=1), a, m)
+
+
+@pytest.mark.parametrize("f", [lambda a: np.subtract.reduce(a, axis=None), lambda a: np.divide.reduce(a, axis=(0, 1)),
+                               lambda a: np.subtract.reduce(a[:0]), lambda a: np.arctan2.reduce(a, where=a > 0),
+                               lambda a: np.hypot.reduce(a[:0], axis=0), lambda a: np.gcd.reduce(a, axis=None),
+                               lambda a: np.subtract.reduce(a > 0), lambda a: np.less.reduce(a)])
+def test_reduce_fold_errors_and_empties_are_numpys(f):
+    check(f, arr((3, 4), "int32", seed=5))
+
+
 @pytest.mark.parametrize("u", [np.add, np.multiply, np.maximum, np.minimum, np.logical_and, np.logical_or,
-                               np.subtract, np.bitwise_xor, np.fmax], ids=lambda u: u.__name__)
+                               np.subtract, np.bitwise_xor, np.fmax, *FOLDED], ids=lambda u: u.__name__)
 @pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
 def test_accumulate(u, dt):
-    if not _loop_ok(u, dt):
+    if not _loop_ok(u, dt) or not _numpy_folds(u, "accumulate", np.dtype(dt), None):
         return
-    check(lambda a: (u.accumulate(a.T), u.accumulate(a[:, ::-1], axis=1)), arr((3, 4), dt))
+    low, high = (0, 3) if u is np.power else (None, None)  # NB: NumPy refuses negative integer powers
+    check(lambda a: (u.accumulate(a.T), u.accumulate(a[:, ::-1], axis=1)), arr((3, 4), dt, low=low, high=high))
+
+
+def test_accumulate_fold_of_an_empty_axis_and_errors():
+    check(lambda a: (np.divide.accumulate(a[:, :0], axis=1), np.hypot.accumulate(a[:0])), arr((3, 4)))
+    check(lambda a: np.less.accumulate(a), arr((3, 4)))
 
 
 def test_accumulate_out_dtype():
@@ -586,7 +621,12 @@ MANIP = {
                            np.einsum("ij->", a)),
     "tensordot": lambda a, b: (np.tensordot(a, b[:, :4], axes=([0, 1], [0, 1])), np.tensordot(a, a.T, 1)),
     "trace": lambda a, b: (np.trace(a), np.trace(a, offset=1), np.trace(a.T)),
-    "triu_tril": lambda a, b: (np.triu(a), np.tril(a.T, -1), np.triu(a, 1)),
+    "triu_tril": lambda a, b: (np.triu(a), np.tril(a.T, -1), np.triu(a, 1), np.tril(a[0], 1), np.triu(a[:, 1])),
+    "insert_delete": lambda a, b: (np.insert(a, [0, -1, 4], a[0, 0], axis=1), np.insert(a, 2, b[0, :4], axis=0),
+                                   np.insert(a, [1, 1], b[:, :2], axis=1), np.delete(a, [0, -1], axis=1),
+                                   np.delete(a, 5), np.delete(a, slice(None, None, 2), axis=0)),
+    "convolve": lambda a, b: (np.convolve(a[0], b[1]), np.correlate(a[1], b[0, :3], "same"),
+                              np.convolve(a.ravel(), a[2], "valid"), np.correlate(a[0], b[2], "full")),
     "broadcast_arrays": lambda a, b: np.broadcast_arrays(a[0], a[:, :1]),
     "atleast": lambda a, b: (np.atleast_1d(a[0, 0]), np.atleast_2d(a[0]), np.atleast_3d(a),
                              np.atleast_3d(a[0]), np.atleast_1d(a, a[0])),
@@ -607,6 +647,64 @@ def test_put_along_axis_writes_view():
         return a
 
     check(f, arr((3, 8)), np.array([[0], [3], [1]]), np.array([[10.0], [20.0], [30.0]]))
+
+
+def test_put_into_views_that_are_not_contiguous():
+    """np.put writes ``a.flat``: through a reversed, transposed or strided view too (NumPy's errors first)."""
+    def f(a, v):
+        np.put(a[:, ::-2], [0, -1, 3], v[:2])
+        np.put(a.T, [1, -12], 5.0)
+        np.put(a[::-1, 1:], [2, 0, 2], v)
+        return a
+
+    check(f, arr((3, 4)), arr((3,), seed=2))
+    check(lambda a: np.put(a[::-1], [0, -13], -1.25), arr((3, 4)))
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_functions_of_empty_arrays_are_numpys_results():
+    """Empty operands only: NumPy's own result, values included (a median of nothing is NaN)."""
+    check(lambda a: (np.median(a[:, :0], axis=1), np.median(a[2:2, ::-1], axis=-2), np.nanmean(a[:0], axis=1),
+                     np.diff(a[:, :0], axis=1)), arr((3, 4)))
+
+
+def test_take_along_axis_of_one_element():
+    """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
+    check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))
+
+
+@pytest.mark.parametrize("fp_dtype", ["float64", "complex128", "int32"])
+def test_interp_at_repeated_points_and_ends(fp_dtype):
+    """NumPy takes the last of equal sample points (fp[-1] at a repeated last point), and NaN x is NaN."""
+    xp = np.array([-1.0, 0.0, 0.0, 0.5, 2.0, 2.0])
+    fp = arr((6,), fp_dtype, seed=3)
+    x = np.array([-2.0, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0, 3.0, np.nan])
+    check(lambda x, xp, fp: (np.interp(x, xp, fp), np.interp(x, xp, fp, left=-9.0, right=9.0),
+                             np.interp(x, xp[:1], fp[:1]), np.interp(x[:9], xp[::-1][::-1] * 2, fp)), x, xp, fp)
+    check(lambda x, xp, fp: np.interp(x, xp[[0, 1, 3, 4]], fp[:4], period=2.5), x, xp, fp)
+
+
+def test_interp_of_all_equal_points_is_the_last_value():
+    check(lambda x, xp, fp: np.interp(x, xp, fp), np.zeros(3), np.zeros(4), np.arange(4) * 0.5)
+
+
+def test_convolve_of_integers_wraps_as_numpy():
+    """NumPy convolves integers in their own type (uint8 wraps; int64 is exact beyond 2**53)."""
+    a = np.array([200, 9, 19, 255], np.uint8)
+    big = np.array([2**40 + 1, 3, -7])
+    check(lambda a, big: (np.convolve(a, a), np.correlate(a, a[:2], "same"), np.convolve(big, big),
+                          np.convolve(a > 9, a < 100)), a, big)
+
+
+def test_insert_at_several_positions_out_of_range_places_as_numpy():
+    """Several positions are not range-checked by NumPy: a final one beyond the result raises,
+    one still negative counts from the result's end, and two may land on one place."""
+    assert np.insert(np.array([[10.0]]), [-3, -1], 2.0, axis=1).tolist() == [[10.0, 2.0, 10.0]]  # NumPy's overlap
+    check(lambda a, v: (np.insert(a, [-6, -1], v[0], axis=1), np.insert(a[:, :1], [-3, -1], 2.0, axis=1),
+                        np.insert(a, [-5, 2, 0], v[:1, :3].T, axis=1), np.insert(a, [3, -20, 1], [7, 8, 9])),
+          arr((3, 4)), arr((2, 3), seed=2))
+    check(lambda a: np.insert(a, [7, 1], 0.0, axis=1), arr((3, 4)))
 
 
 @pytest.mark.parametrize("name", ["sort", "argsort"])

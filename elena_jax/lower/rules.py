@@ -268,11 +268,45 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
         r = _REDUCERS[name](x, axis=axes, keepdims=keepdims)
     elif name == "logical_xor":
         r = jnp.sum(x, axis=axes, keepdims=keepdims) % 2 == 1
-    else:
+    elif name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         r = getattr(jnp, name).reduce(x, axis=axes, keepdims=keepdims)
+    else:
+        return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial)]
     if initial is not None:
         r = ufunc_impl(name)(r, jnp.asarray(initial).astype(r.dtype))
     return [r.astype(dtype)]
+
+
+def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial):
+    """NumPy's reduction by any other binary ufunc: the elements of ``axes`` (in C order) folded
+    left to right into ``initial`` (else the first), as NumPy's loop does: ``x0 - x1 - x2 ...``;
+    masked-out elements leave the running value as it is."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    shape = tuple(x.shape[i] for i in kept)
+
+    def lined_up(v):  # the reduced axes first, as one
+        return jnp.transpose(jnp.broadcast_to(v, x.shape), (*axes, *kept)).reshape((-1, *shape))
+
+    xs = lined_up(x)
+    ms = jnp.ones(xs.shape[:1], bool) if mask is None else lined_up(mask)
+    if initial is None:
+        start, xs, ms = xs[0], xs[1:], ms[1:]
+    else:
+        start = jnp.full(shape, initial, dtype)
+    r, _ = _running(name, dtype, start, xs, ms)
+    return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else shape)
+
+
+def _running(name: str, dtype, start, xs, ms):
+    """``ufunc(... ufunc(ufunc(start, xs[0]), xs[1]) ..., xs[-1])`` where ``ms`` holds, by NumPy's
+    loop for ``name``: the final value and every running one."""
+
+    def step(acc, item):
+        value, m = item
+        new = jnp.where(m, ufunc([acc, value], [(acc.shape, dtype)], name, (dtype, dtype))[0], acc)
+        return new, new
+
+    return lax.scan(step, start, (xs, ms))
 
 
 _ASSOCIATIVE = {"bitwise_and": lax.bitwise_and, "bitwise_or": lax.bitwise_or, "bitwise_xor": lax.bitwise_xor,
@@ -288,6 +322,12 @@ def accumulate(ins, outs, name, axis, dtype):
         x = jnp.concatenate([first, -lax.slice_in_dim(x, 1, x.shape[axis], axis=axis)], axis=axis)
         name = "add"
     fn = {"add": jnp.cumsum, "multiply": jnp.cumprod}.get(name)
+    if name not in _ACCUMULATORS:  # NB: any other binary ufunc, folded left to right as NumPy does
+        xs = jnp.moveaxis(x, axis, 0)
+        if not xs.shape[0]:
+            return [x]
+        _, ys = _running(name, dtype, xs[0], xs[1:], jnp.ones(xs.shape[0] - 1, bool))
+        return [jnp.moveaxis(jnp.concatenate([xs[:1], ys]), 0, axis)]
     if fn is not None:
         r = fn(x, axis=axis)
     elif name in _ASSOCIATIVE:
@@ -299,6 +339,9 @@ def accumulate(ins, outs, name, axis, dtype):
         r = op(x.astype(np.int8) if wide else x, axis=axis)
         r = r.astype(bool) if wide else r
     return [r.astype(dtype)]
+
+
+_ACCUMULATORS = {"add", "multiply", "maximum", "minimum", "logical_and", "logical_or", *_ASSOCIATIVE}
 
 
 # --- indexing -------------------------------------------------------------------
@@ -437,7 +480,47 @@ def sort(ins, outs, axis, kind=None):
 # --- the generic op: jax.numpy.<name> ----------------------------------------------------
 
 
+def _interp(x, xp, fp, left=None, right=None, period=None):
+    """NumPy's ``interp``, which jax.numpy's differs from where ``xp`` repeats a value (NumPy takes
+    the last of equal points, and ``fp[-1]`` at the end) and in rounding: NumPy's slope times
+    the offset from the left point, with its fallbacks where that is NaN; complex ``fp`` by parts."""
+    if period is not None:
+        period = jnp.abs(period)
+        x, xp = x % period, xp % period
+        order = jnp.argsort(xp, stable=True)
+        xp, fp = jnp.concatenate([xp[order][-1:] - period, xp[order], xp[order][:1] + period]), fp[order]
+        fp, left, right = jnp.concatenate([fp[-1:], fp, fp[:1]]), None, None
+    n = xp.shape[0]
+    if n == 1:  # NB: NumPy's own case: a NaN x gets fp[0]
+        v = jnp.broadcast_to(fp[0], x.shape)
+    elif fp.dtype.kind == "c":
+        v = lax.complex(_interp_between(x, xp, lax.real(fp)), _interp_between(x, xp, lax.imag(fp)))
+    else:
+        v = _interp_between(x, xp, fp)
+    v = jnp.where(x < xp[0], fp[0] if left is None else left, v)
+    v = jnp.where(x > xp[-1], fp[-1] if right is None else right, v)
+    return v if n == 1 else jnp.where(jnp.isnan(x), x.astype(v.dtype), v)
+
+
+def _interp_between(x, xp, fp):
+    j = jnp.searchsorted(xp, x, side="right") - 1  # NB: the last point at or below x
+    k = jnp.clip(j, 0, xp.shape[0] - 2)
+    x0, x1, y0, y1 = xp[k], xp[k + 1], fp[k], fp[k + 1]
+    slope = (y1 - y0) / (x1 - x0)
+    v = slope * (x - x0) + y0
+    v = jnp.where(jnp.isnan(v), slope * (x - x1) + y1, v)
+    v = jnp.where(jnp.isnan(v) & (y0 == y1), y0, v)
+    hit = jnp.clip(j, 0, xp.shape[0] - 1)
+    return jnp.where((j == xp.shape[0] - 1) | (xp[hit] == x), fp[hit], v)
+
+
+# Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
+NUMPY_ALGORITHMS = {"interp": _interp}
+
+
 def resolve(name: str):
+    if name in NUMPY_ALGORITHMS:
+        return NUMPY_ALGORITHMS[name]
     fn = jnp
     for part in name.split("."):
         fn = getattr(fn, part)

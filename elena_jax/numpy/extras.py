@@ -285,12 +285,12 @@ for _f in (np.triu_indices_from, np.tril_indices_from, np.diag_indices_from):
 
 @implements(np.put)
 def put(a, ind, v, mode="raise"):
-    """``a.flat[ind] = v`` with NumPy's cyclic repetition of ``v``: a write into the flat view."""
+    """``a.flat[ind] = v`` with NumPy's cyclic repetition of ``v``: a write into the flat view, or
+    (where ``a`` is not contiguous, so its flat view would be a copy) into ``a`` at the unravelled
+    indices."""
     if not isinstance(a, Tracer):
         raise located(UnsupportedError, "np.put into an array that is not traced")
-    if not a.flags.c_contiguous:
-        raise located(UnsupportedError, "np.put into a non-contiguous view (its flat view would be a copy)")
-    flat = a.reshape(-1)
+    size = a.size
     if isinstance(ind, Tracer):
         if mode != "raise":
             raise located(UnsupportedError, f"np.put(mode={mode!r}) with traced indices")
@@ -301,23 +301,25 @@ def put(a, ind, v, mode="raise"):
             raise located(TypeError, "Cannot cast array data from dtype('float64') to dtype('int64') "
                           "according to the rule 'safe'")
         if mode == "wrap":
-            index = index % max(flat.size, 1)
+            index = index % max(size, 1)
         elif mode == "clip":
-            index = np.clip(index, 0, flat.size - 1)
-        elif index.size and (index.max() >= flat.size or index.min() < -flat.size):
-            bad = index[(index >= flat.size) | (index < -flat.size)][0]
-            raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {flat.size}")
+            index = np.clip(index, 0, size - 1)
+        elif index.size and (index.max() >= size or index.min() < -size):
+            bad = index[(index >= size) | (index < -size)][0]
+            raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {size}")
     n = int(np.prod(shape_of(index)))
     if n == 0:
         return
     values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
-    size = int(np.prod(shape_of(values)))
-    if size == 0:
+    if int(np.prod(shape_of(values))) == 0:
         return
     values = np.reshape(values, -1)
-    if size != n:  # NB: NumPy repeats the values cyclically
+    if values.size != n:  # NB: NumPy repeats the values cyclically
         values = np.resize(values, n)
-    flat[index] = values
+    if a.flags.c_contiguous:
+        a.reshape(-1)[index] = values
+    else:
+        a[np.unravel_index(index % size, a.shape)] = values
 
 
 def put_method(self, indices, values, mode="raise"):

@@ -424,21 +424,22 @@ implements(np.cumprod)(_scan(np.multiply))
 # --- everything else: apply jax.numpy.<name> -----------------------------------------
 
 
-def _stand_in(x, full: bool = False):
+def _stand_in(x, full: bool = False, fill: int = 1):
     """A NumPy value standing in for ``x``: one element per axis, or (``full``) a zero-stride
-    probe of its whole shape, allocating nothing, for NumPy's shape errors."""
+    probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
+    ``fill`` (ones by default: zeros are singular and sum to 0)."""
     if isinstance(x, Tracer):
         shape = x.shape if full else (1,) * x.ndim
-        return np.broadcast_to(np.ones((), x.dtype), shape)  # NB: ones: zeros are singular, sum to 0
+        return np.broadcast_to(np.full((), fill, x.dtype), shape)
     if isinstance(x, (list, tuple)):
-        return type(x)(_stand_in(v, full) for v in x)
+        return type(x)(_stand_in(v, full, fill) for v in x)
     return x
 
 
-def _run_numpy(func, args, kwargs, full: bool = False):
+def _run_numpy(func, args, kwargs, full: bool = False, fill: int = 1):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
-        return func(*_stand_in(list(args), full), **{k: _stand_in(v, full) for k, v in kwargs.items()})
+        return func(*_stand_in(list(args), full, fill), **{k: _stand_in(v, full, fill) for k, v in kwargs.items()})
 
 
 def _layout_probe(x):
@@ -486,9 +487,13 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
 def _numpy_dtypes(func, args, kwargs):
     """NumPy's result dtype(s), from running ``func`` on one-element stand-ins (or, where
     NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
-    try:
-        r = _run_numpy(func, args, kwargs)
-    except Exception:
+    for fill in (1, 0):  # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1)
+        try:
+            r = _run_numpy(func, args, kwargs, fill=fill)
+            break
+        except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
+            continue
+    else:
         try:
             r = _run_numpy(func, args, kwargs, full=True)
         except (TypeError, ValueError, IndexError) as e:
@@ -517,9 +522,13 @@ WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
-               "matvec", "vecmat"}
+               "matvec", "vecmat", "convolve", "correlate"}
+# Functions jax.numpy computes in floating point for integer operands unless given the type
+# to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
+INTEGER_EXACT = {"convolve", "correlate"}
 # Static list arguments that JAX wants as arrays: (function, position or keyword) pairs.
-LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0), ("average", "weights")}
+LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0), ("average", "weights"),
+                 ("insert", 1), ("insert", 2)}
 
 
 def _prepare(name, args, kwargs, dtypes):
@@ -541,6 +550,8 @@ def _prepare(name, args, kwargs, dtypes):
         target = dtypes[0]
     elif dtypes and name in BOOL_AS_INT and dtypes[0] == np.bool_:
         target = np.dtype(np.int32)
+    if name in INTEGER_EXACT and dtypes and (target or dtypes[0]).kind in "iu":
+        kwargs["preferred_element_type"] = target or dtypes[0]
 
     def convert(x):
         if isinstance(x, Tracer) and target is not None:
@@ -601,6 +612,8 @@ def jnp_function(func, name: str | None = None):
         dtypes = _numpy_dtypes(func, args, kwargs)
         if dtypes is None:  # NumPy refuses even one-element stand-ins: its own error, or refuse
             _refuse(func, name, args, kwargs, None)
+        if all(x.size == 0 for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
+            return _of_nothing(func, args, kwargs, out)
         jargs, jkwargs = _prepare(name, args, kwargs, dtypes)
         operands = []
 
@@ -621,21 +634,33 @@ def jnp_function(func, name: str | None = None):
             dtypes = [d for _, d in avals]
         results = trace.define_many("jnp", operands, [(s, d) for (s, _), d in zip(avals, dtypes)],
                                     name=name, template=template, multiple=len(avals) > 1 or None)
-        results = _numpy_layouts(func, args, kwargs, results)
-        if out is not None:
-            if len(results) != 1 or not isinstance(out, Tracer):
-                raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")
-            from .indexing import _check_value_shape
-
-            _check_value_shape(results[0], out.shape)
-            out[...] = results[0]
-            return out
-        if isinstance(_RESULT_TYPES.get(name), type):
-            return _RESULT_TYPES[name](results)
-        return tuple(results) if len(avals) > 1 else results[0]
+        return _returned(name, _numpy_layouts(func, args, kwargs, results), out, len(avals) > 1)
 
     impl.__name__ = name
     return impl
+
+
+def _returned(name: str, results: list[Tracer], out, multiple: bool):
+    """The results as NumPy returns them, or the one result written into ``out``."""
+    if out is not None:
+        if len(results) != 1 or not isinstance(out, Tracer):
+            raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")
+        from .indexing import _check_value_shape
+
+        _check_value_shape(results[0], out.shape)
+        out[...] = results[0]
+        return out
+    if isinstance(_RESULT_TYPES.get(name), type):
+        return _RESULT_TYPES[name](results)
+    return tuple(results) if multiple else results[0]
+
+
+def _of_nothing(func, args, kwargs, out):
+    """A function of empty arrays only: NumPy's own result on empty stand-ins is the answer,
+    values included (the median of nothing is NaN), where JAX may refuse the shapes."""
+    r = _run_numpy(func, args, kwargs, full=True)
+    multiple = isinstance(r, (tuple, list))
+    return _returned(func.__name__, [constant(np.array(x)) for x in (r if multiple else [r])], out, multiple)
 
 
 def _numpy_error(e: Exception) -> Exception:
@@ -662,18 +687,71 @@ def _refuse(func, name, args, kwargs, error):
 GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
-    "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace", "triu", "tril",
+    "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
     "nancumsum", "nancumprod", "nanargmax", "nanargmin", "percentile", "quantile", "average", "count_nonzero",
     "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
-    "logspace", "geomspace", "append", "delete", "insert", "resize", "unravel_index", "ravel_multi_index",
+    "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
     "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",
 ]
 
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+def _triangle(func):
+    """``np.tril`` / ``np.triu``. NB: of a vector NumPy gives the square matrix with the vector in
+    every row, masked (jax.numpy refuses fewer than two axes)."""
+    generic = jnp_function(func)
+
+    def impl(m, k=0):
+        if isinstance(m, Tracer) and m.ndim == 1:
+            m = np.broadcast_to(m, (m.shape[0], m.shape[0]))
+        return generic(m, k)
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+for _f in (np.tril, np.triu):
+    implements(_f)(_triangle(_f))
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    """The elements kept, taken: NumPy decides which from the length alone (jax.numpy.delete wants
+    its indices concrete, and an operand's are traced)."""
+    if _has_tracer(obj):
+        raise ConcretizationError(f"np.delete with traced indices has a data-dependent shape\n  at {user_location()}")
+    a = np.ravel(arr) if axis is None else arr
+    axis = 0 if axis is None else V.normalize_axis(axis, np.ndim(a))
+    line = [1] * np.ndim(a)
+    line[axis] = -1  # NB: the positions along the axis, in an array of a's rank: NumPy's own messages
+    keep = np.delete(np.arange(shape_of(a)[axis]).reshape(line), obj, axis).reshape(-1)
+    return np.take(a, keep, axis=axis)
+
+
+_insert = jnp_function(np.insert)
+
+
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    """Several static positions: placed as NumPy places them (each shifted by the values before
+    it; a negative one counted from the end, and one still negative from the end of the result,
+    where NumPy's own placement overlaps), then the values and the array taken into place."""
+    positions = None if _has_tracer(obj) or isinstance(obj, slice) else np.asarray(obj)
+    if positions is None or positions.dtype.kind not in "iu" or positions.size < 2:
+        return _insert(arr, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
+    a = arr if isinstance(arr, Tracer) else np.asarray(arr)
+    a = np.ravel(a) if axis is None else a
+    axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    n, k = a.shape[axis], positions.size
+    source = np.insert(np.arange(n), positions, n + np.arange(k))  # NB: NumPy's placement (and errors)
+    values = values if isinstance(values, Tracer) else np.asarray(values, a.dtype)
+    values = values.astype(a.dtype).reshape((1,) * (a.ndim - np.ndim(values)) + np.shape(values))
+    slots = np.broadcast_to(values, a.shape[:axis] + (k,) + a.shape[axis + 1 :])
+    return np.take(np.concatenate([a, slots], axis=axis), source, axis=axis)
+
 
 _einsum = jnp_function(np.einsum)
 

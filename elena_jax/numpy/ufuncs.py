@@ -11,6 +11,8 @@ the JAX function of the same name, so both sides compute in NumPy's dtypes.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 
 import numpy as np
 
@@ -220,8 +222,13 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
                           "so to use a where mask one has to specify 'initial'")
         raise located(ValueError, f"zero-size array to reduction operation {ufunc.__name__} "
                       "which has no identity")
-    if ufunc.__name__ not in REDUCIBLE:
-        raise located(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported by elena_jax")
+    if ufunc.__name__ not in REDUCIBLE:  # NB: folded left to right (subtract, divide, power, hypot, ...)
+        if ufunc.nin != 2 or ufunc.nout != 1 or ufunc.signature is not None:
+            raise located(UnsupportedError, f"np.{ufunc.__name__}.reduce is not supported by elena_jax")
+        _probe_reduce(ufunc, a, axis, dtype, keepdims, initial, where)
+        _check_folds(ufunc, "reduce", a.dtype, dtype)
+        if initial is np._NoValue and ufunc.identity is not None:
+            initial = ufunc.identity  # NB: NumPy starts from the identity (gcd.reduce([-4]) is 4)
     shape = reduced_shape(a.shape, axes, keepdims)
     if initial is not np._NoValue and any(a.shape[i] == 0 for i in axes):
         # NB: an empty reduction is its initial value (JAX refuses max/min of nothing)
@@ -231,6 +238,44 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
+
+
+def _probe_reduce(ufunc, a, axis, dtype, keepdims, initial, where) -> None:
+    """Raise NumPy's error for this reduction, if any, from a probe of at most two elements per
+    axis: a type without a loop, several axes of a ufunc that is not reorderable, an empty
+    reduction without identity or initial value, a where= mask without one."""
+    shape = tuple(min(n, 2) for n in a.shape)
+    probe = np.broadcast_to(np.ones((), a.dtype), shape)
+    mask = True if where is True else np.broadcast_to(np.ones((), bool), shape)
+    with numpy_errors(), np.errstate(all="ignore"):
+        ufunc.reduce(probe, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=mask)
+
+
+def _check_folds(ufunc, method: str, dtype: np.dtype, loop) -> None:
+    if not _numpy_folds(ufunc, method, np.dtype(dtype), None if loop is None else np.dtype(loop)):
+        raise located(UnsupportedError, f"np.{ufunc.__name__}.{method} of {np.dtype(dtype)}: this NumPy's own "
+                      "loop does not fold left to right (its SIMD loop gives another value), so its answer is "
+                      "not reproduced")
+
+
+@functools.cache
+def _numpy_folds(ufunc, method: str, dtype: np.dtype, loop: np.dtype | None) -> bool:
+    """Whether NumPy's ``ufunc.<method>`` (reduce, accumulate) over ``dtype`` is the left-to-right
+    fold of its loop, as elena_jax computes it: checked on a probe (within rounding).
+
+    NB: NumPy 2.4's SIMD loops of float ``power`` and ``arctan2`` on an AVX-512 CPU reduce a
+    contiguous axis to another value (``np.power.reduce([2., 3., 2.])`` is 4.0, where
+    ``(2 ** 3) ** 2`` is 64); which loops do depends on the NumPy build and the CPU."""
+    steps = np.array([2, 1, 3, 1, 2, 3, 1, 1, 2, 3, 2, 1, 3, 2, 1, 1, 3, 2, 2])
+    probe = (steps % 2 == 0 if dtype.kind == "b" else steps * 0.625 if dtype.kind in "fc" else steps).astype(dtype)
+    with np.errstate(all="ignore"):
+        try:
+            got = getattr(ufunc, method)(probe, dtype=loop)
+        except TypeError:
+            return True  # NB: NumPy refuses the types: its own error is raised before this matters
+        folded = list(itertools.accumulate(probe.astype(got.dtype), lambda p, q: ufunc(p, q, dtype=got.dtype)))
+    # NB: a tolerance: a SIMD loop's own rounding (power's last bit) is not what this is about
+    return bool(np.allclose(folded if method == "accumulate" else folded[-1], got, rtol=1e-3, atol=0, equal_nan=True))
 
 
 def in_order(r: Tracer, axes: list[int]) -> Tracer:
@@ -258,20 +303,17 @@ REDUCIBLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_a
              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
-ACCUMULABLE = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
-               "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
-
-
 def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     trace = trace_of(a, out)
-    if ufunc.__name__ not in ACCUMULABLE:
+    if ufunc.nin != 2 or ufunc.nout != 1 or ufunc.signature is not None:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
     axis = normalize_axis(axis, a.ndim)
     order = memory_order(a.shape, [a])
     if out is None and list(order) != sorted(order):  # NB: the result is laid out as a is (see reduce)
         return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
     with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
-        res_dtype = ufunc.accumulate(np.ones((1,), a.dtype), dtype=dtype).dtype
+        res_dtype = ufunc.accumulate(np.ones((2,), a.dtype), dtype=dtype).dtype
+    _check_folds(ufunc, "accumulate", a.dtype, dtype)
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
 
