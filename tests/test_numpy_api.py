@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import elena_jax
-from elena_jax.numpy.ufuncs import _numpy_folds
+from elena_jax.numpy.ufuncs import numpy_folds
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
 NUMERIC = ["float64", "float32", "int64", "int32", "uint8"]
@@ -289,7 +289,7 @@ def test_reduce_folds_other_binary_ufuncs_left_to_right(u, dt):
     (several only for ufuncs with an identity), from the identity where there is one."""
     a = arr((3, 4), dt, seed=3, low=0 if u is np.power else None, high=3 if u is np.power else None)
     m = arr((3, 4), bool, seed=4)
-    if _loop_ok(u, dt) and not _numpy_folds(u, "reduce", np.dtype(dt), None):
+    if _loop_ok(u, dt) and not numpy_folds(u, "reduce", np.dtype(dt), None):
         # NB: this NumPy's loop gives another value than the fold (float power and arctan2 on AVX-512)
         with pytest.raises(elena_jax.UnsupportedError, match="does not fold"):
             elena_jax.functionalize(lambda a: u.reduce(a, axis=1))(a)
@@ -310,7 +310,7 @@ def test_reduce_fold_errors_and_empties_are_numpys(f):
                                np.subtract, np.bitwise_xor, np.fmax, *FOLDED], ids=lambda u: u.__name__)
 @pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
 def test_accumulate(u, dt):
-    if not _loop_ok(u, dt) or not _numpy_folds(u, "accumulate", np.dtype(dt), None):
+    if not _loop_ok(u, dt) or not numpy_folds(u, "accumulate", np.dtype(dt), None):
         return
     low, high = (0, 3) if u is np.power else (None, None)  # NB: NumPy refuses negative integer powers
     check(lambda a: (u.accumulate(a.T), u.accumulate(a[:, ::-1], axis=1)), arr((3, 4), dt, low=low, high=high))
@@ -647,6 +647,15 @@ def test_put_along_axis_writes_view():
         return a
 
     check(f, arr((3, 8)), np.array([[0], [3], [1]]), np.array([[10.0], [20.0], [30.0]]))
+
+
+def test_products_of_ints_and_float32_are_computed_in_float64():
+    """NumPy multiplies int32 by float32 in float64 (its result type); JAX's promotion would use float32."""
+    i = arr((3, 3), "int32", seed=1)
+    f = np.random.default_rng(2).normal(size=(3, 3)).astype(np.float32)  # NB: full mantissas: float32 products round
+    check(lambda i, f: (np.dot(i, f), f @ i, np.outer(i[0], f[1]), np.kron(f, i), np.cross(i, f),
+                        np.einsum("ij,jk->ik", i, f), np.tensordot(f, i, 1), np.inner(i, f), np.vdot(f, i),
+                        np.convolve(i[0], f[0]), np.correlate(f[1], i[2], "full")), i, f)
 
 
 def test_put_into_views_that_are_not_contiguous():

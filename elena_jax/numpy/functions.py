@@ -523,6 +523,10 @@ WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
                "matvec", "vecmat", "convolve", "correlate"}
+# Products and contractions: NumPy multiplies in its result type (int32 x float32 in float64),
+# JAX in its own promotion (float32): operands are cast to NumPy's result type first.
+PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot", "matvec",
+             "vecmat", "cross", "convolve", "correlate"}
 # Functions jax.numpy computes in floating point for integer operands unless given the type
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
@@ -550,6 +554,8 @@ def _prepare(name, args, kwargs, dtypes):
         target = dtypes[0]
     elif dtypes and name in BOOL_AS_INT and dtypes[0] == np.bool_:
         target = np.dtype(np.int32)
+    elif dtypes and name in PROMOTING:
+        target = dtypes[0]
     if name in INTEGER_EXACT and dtypes and (target or dtypes[0]).kind in "iu":
         kwargs["preferred_element_type"] = target or dtypes[0]
 
@@ -557,7 +563,7 @@ def _prepare(name, args, kwargs, dtypes):
         if isinstance(x, Tracer) and target is not None:
             # NB: real operands of a complex result stay real (np.fft.rfft of integers)
             to = np.finfo(target).dtype if target.kind == "c" and x.dtype.kind != "c" else target
-            if _widens(x.dtype, to, name):
+            if _widens(x.dtype, to, name) or name in PROMOTING and x.dtype != to:
                 return x.astype(to)
         if isinstance(x, list) and _has_tracer(x):
             return [convert(v) for v in x]

@@ -252,14 +252,14 @@ def _probe_reduce(ufunc, a, axis, dtype, keepdims, initial, where) -> None:
 
 
 def _check_folds(ufunc, method: str, dtype: np.dtype, loop) -> None:
-    if not _numpy_folds(ufunc, method, np.dtype(dtype), None if loop is None else np.dtype(loop)):
+    if not numpy_folds(ufunc, method, np.dtype(dtype), None if loop is None else np.dtype(loop)):
         raise located(UnsupportedError, f"np.{ufunc.__name__}.{method} of {np.dtype(dtype)}: this NumPy's own "
                       "loop does not fold left to right (its SIMD loop gives another value), so its answer is "
                       "not reproduced")
 
 
 @functools.cache
-def _numpy_folds(ufunc, method: str, dtype: np.dtype, loop: np.dtype | None) -> bool:
+def numpy_folds(ufunc, method: str, dtype: np.dtype, loop: np.dtype | None) -> bool:
     """Whether NumPy's ``ufunc.<method>`` (reduce, accumulate) over ``dtype`` is the left-to-right
     fold of its loop, as elena_jax computes it: checked on a probe (within rounding).
 
