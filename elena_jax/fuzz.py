@@ -32,7 +32,11 @@ read and written in place (overlapping operands, which NumPy buffers);
 ``dtypes`` draws general programs over float16, narrow and unsigned integers
 and complex numbers; ``aliased`` draws general programs whose ``b`` is a view of ``a`` (arguments
 sharing memory: equal, overlapping, transposed, read-only), checked through
-`functionalize` since JAX parameters never share memory.
+`functionalize` since JAX parameters never share memory; ``library`` calls
+NumPy's library functions (`FUNCTIONS`: joins, sorts, pads, scans and
+``ufunc.reduce``/``accumulate`` of every binary ufunc, statistics, interpolation,
+convolution, insert/delete/put...) with drawn arguments, some of which NumPy
+refuses, between views and writes.
 
 Choices go through a small interface with two sources: `RandomDraw`
 (campaigns: program ``i`` of seed ``S`` is drawn from ``Random("S:i")``, so it
@@ -88,6 +92,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ._aliases import copy_tree
+from .numpy.ufuncs import numpy_folds
 from .testing import RTOL, assert_same, check_against_numpy
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
@@ -112,6 +117,13 @@ UNARY = {"f": ["negative", "abs", "floor", "sqrt", "exp", "tanh", "square", "sig
          "i": ["negative", "abs", "square", "sign", "invert"],
          "u": ["invert", "square"], "b": ["logical_not", "invert"],
          "c": ["negative", "abs", "conjugate", "square", "sqrt", "exp", "sign"]}
+# NumPy library functions the ``library`` style calls (`_function_step` draws their arguments)
+FUNCTIONS = ("where", "concatenate", "stack", "roll", "diff", "flip", "sort", "cumprod", "cumsum", "ptp",
+             "count_nonzero", "median", "argsort", "take_along_axis", "take", "repeat", "tile", "pad", "clip",
+             "accumulate", "reduce", "tril", "triu", "outer", "matmul", "dot", "isclose", "kron", "cross",
+             "einsum", "mean", "std", "var", "percentile", "quantile", "round", "searchsorted", "digitize",
+             "interp", "trace", "diag", "select", "histogram", "array_split", "convolve", "polyval", "gradient",
+             "norm", "average", "insert", "delete", "put", "put_along_axis", "fill_diagonal")
 REDUCTIONS = ["sum", "max", "min", "argmax", "argmin", "mean", "prod", "any", "all", "cumsum"]
 
 
@@ -167,6 +179,8 @@ def render_step(step: tuple) -> str:
         return f"np.copyto({f[0]}, {f[1]}" + ("" if f[2] is None else f", where={f[2]}") + ")"
     if kind == "method":  # (target, method call)
         return f"{f[0]}.{f[1]}"
+    if kind == "inplace":  # (function, target, arguments): a function that writes its first argument
+        return f"{f[0]}({f[1]}{f[2]})"
     if kind == "clip_out":  # (target, lo, hi)
         return f"np.clip({f[0]}, {f[1]}, {f[2]}, out={f[0]})"
     if kind == "add_at":  # (target, indices, value)
@@ -369,6 +383,8 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     index = style.index
     if action == "view":
         return _view_step(draw, f"v{k}", target, t, index)
+    if action == "function":
+        return _function_step(draw, f"r{k}", env, target)
     if action == "lane":
         return ("view", f"v{k}", target, f"[{index(draw, t.shape)}]")
     if action == "fresh":  # NB: the decode-boxes pattern: lanes written into a new array
@@ -450,6 +466,109 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     mask = draw.choice(masks) if masks and draw.boolean() else \
         f"{target} {'!=' if kind == 'b' else '>'} {_literal(draw, kind)}"
     return ("setitem", target, mask, _literal(draw, kind))
+
+
+def _axis(draw, nd: int, none: bool = True) -> int | None:
+    """An axis of an ``nd``-dimensional array (negative ones too), or None where allowed."""
+    axes = list(range(-nd, nd))
+    return draw.choice([None, *axes] if none or not axes else axes)
+
+
+def _function_step(draw, name: str, env: dict, x: str) -> tuple:
+    """A call of a NumPy library function on ``x`` (and another array of the environment), with drawn
+    arguments: most fit, some NumPy refuses (then the program may end there, expecting its error)."""
+    t = env[x]
+    nd, kind = t.ndim, t.dtype.kind
+    other = draw.choice(_arrays(env))
+    ax = _axis(draw, nd, none=False)
+    opt_ax = _axis(draw, nd)
+    form = draw.choice(FUNCTIONS)
+    if form == "where":
+        return ("call", name, "np.where", f"{x} {'!=' if kind == 'b' else '>'} {_literal(draw, kind)}",
+                f", {x}, {_operand(draw, env)}")
+    if form in ("concatenate", "stack"):
+        axis = opt_ax if form == "concatenate" else draw.integers(-nd - 1, nd)
+        return ("call", name, f"np.{form}", f"[{x}, {other}]", f", axis={axis}")
+    if form == "roll":
+        return ("call", name, "np.roll", x, f", {draw.integers(-3, 3)}, axis={opt_ax}")
+    if form == "diff":
+        return ("call", name, "np.diff", x, f", n={draw.integers(1, 2)}, axis={ax}")
+    if form in ("flip", "sort", "cumprod", "cumsum", "ptp", "count_nonzero", "median"):
+        return ("call", name, f"np.{form}", x, f", axis={opt_ax}")
+    if form == "argsort":  # NB: kind='stable': NumPy's default sort of ties is its SIMD sort's order
+        return ("call", name, "np.argsort", x, f", axis={ax}, kind='stable'")
+    if form == "take_along_axis":
+        return ("call", name, "np.take_along_axis", x, f", np.argsort({x}, axis={ax}, kind='stable'), axis={ax}")
+    if form == "take":
+        return ("call", name, "np.take", x, f", {draw.int_list(-6, 5, 0, 4)}, axis={opt_ax}")
+    if form == "repeat":
+        reps = draw.integers(0, 3) if draw.boolean() else draw.int_list(0, 2, 1, 4)
+        return ("call", name, "np.repeat", x, f", {reps}, axis={opt_ax}")
+    if form == "tile":
+        return ("call", name, "np.tile", x, f", {tuple(draw.int_list(1, 2, 1, 3))}")
+    if form == "pad":
+        mode = draw.choice(["constant", "edge", "reflect", "symmetric", "wrap"])
+        width = draw.integers(0, 2) if draw.boolean() else tuple(
+            (draw.integers(0, 2), draw.integers(0, 2)) for _ in range(nd))
+        return ("call", name, "np.pad", x, f", {width}, mode='{mode}'")
+    if form == "clip":
+        lo = _literal(draw, kind, positive=True)
+        return ("call", name, "np.clip", x, f", {lo}, {_literal(draw, kind)}")
+    if form in ("accumulate", "reduce"):  # NB: not the loops elena_jax refuses (see numpy.ufuncs.numpy_folds)
+        ufunc = draw.choice([u for u in UFUNCS[kind] if numpy_folds(getattr(np, u), form, t.dtype, None)])
+        return ("call", name, f"np.{ufunc}.{form}", x, f", axis={ax if form == 'accumulate' else opt_ax}")
+    if form in ("tril", "triu"):
+        return ("call", name, f"np.{form}", x, f", k={draw.integers(-1, 1)}")
+    if form in ("outer", "matmul", "dot", "isclose", "kron", "cross"):
+        return ("call", name, f"np.{form}", x, f", {other}")
+    if form == "einsum":
+        letters = "ijk"[:nd]
+        kept = draw.permutation(letters)[: draw.integers(0, nd)]
+        return ("call", name, "np.einsum", f"'{letters}->{''.join(kept)}'", f", {x}")
+    if form in ("mean", "std", "var"):
+        ddof = f", ddof={draw.integers(0, 1)}" if form != "mean" else ""
+        return ("call", name, f"np.{form}", x, f", axis={opt_ax}{ddof}")
+    if form in ("percentile", "quantile"):
+        q = draw.choice([0, 25, 50, 90, 100, [10, 75]])
+        q = q if form == "percentile" else (q / 100 if isinstance(q, int) else [v / 100 for v in q])
+        return ("call", name, f"np.{form}", x, f", {q}, axis={opt_ax}")
+    if form == "round":
+        return ("call", name, "np.round", x, f", {draw.integers(-1, 2)}")
+    if form == "searchsorted":
+        side = draw.choice(["left", "right"])
+        return ("call", name, "np.searchsorted", f"np.sort({x}.ravel())", f", {other}, side='{side}'")
+    if form == "digitize":
+        return ("call", name, "np.digitize", other, f", np.sort({x}.ravel()), right={draw.boolean()}")
+    if form == "interp":
+        return ("call", name, "np.interp", other, f", np.sort({x}.ravel()), np.arange({t.size}) * 0.5")
+    if form in ("trace", "diag"):
+        return ("call", name, f"np.{form}", x, f", {draw.integers(-1, 1)}")
+    if form == "select":
+        return ("call", name, "np.select", f"[{x} > 0, {x} < 0]", f", [{x}, {other}], {_literal(draw, kind)}")
+    if form == "histogram":
+        return ("view", name, f"np.histogram({x}, bins={draw.integers(1, 4)})", "[0]")
+    if form == "array_split":
+        return ("view", name, f"np.array_split({x}, {draw.integers(1, 3)}, axis={ax})", f"[{draw.integers(-1, 0)}]")
+    if form in ("convolve", "polyval"):
+        return ("call", name, f"np.{form}", f"{x}.ravel()", f", {other}" if form == "polyval" else f", {other}.ravel()")
+    if form == "gradient":
+        return ("call", name, "np.gradient", x, f", axis={ax}")
+    if form == "norm":
+        return ("call", name, "np.linalg.norm", x, f", axis={ax}")
+    if form == "average":
+        return ("call", name, "np.average", x, f", axis={ax}, weights=np.abs({other}) + 1")
+    if form == "insert":  # NB: positions in range: NumPy's result for others overlaps them (refused)
+        n = t.shape[ax] if nd else 1
+        return ("call", name, "np.insert", x, f", {draw.int_list(-n, n, 1, 2)}, {_literal(draw, kind)}, axis={ax}")
+    if form == "delete":
+        return ("call", name, "np.delete", x, f", {draw.int_list(-3, 3, 1, 2)}, axis={ax}")
+    if form == "put":
+        return ("inplace", "np.put", x, f", {draw.int_list(-5, 4, 1, 3)}, {_write_value(draw, env, t.dtype, ())}")
+    if form == "put_along_axis":
+        return ("inplace", "np.put_along_axis", x,
+                f", np.argsort({x}, axis={ax}, kind='stable')[:1], {_literal(draw, kind)}, axis={ax}")
+    # fill_diagonal: an in-place write of a strided view NumPy builds itself
+    return ("inplace", "np.fill_diagonal", x, f", {_literal(draw, kind)}")
 
 
 def _reads_overwritten_mask(mask, dst: np.ndarray) -> bool:
@@ -605,6 +724,10 @@ STYLES = {
     # the general programs over the other dtypes: float16, narrow and unsigned integers, complex
     "dtypes": Style(GENERAL_ACTIONS, _basic_index, _any_shape,
                     ("float16", "float32", "int8", "int16", "uint16", "uint32", "complex64", "complex128", "bool")),
+    # NumPy's library functions (`FUNCTIONS`) with drawn arguments, between views and writes
+    "library": Style(("function", "function", "function", "function", "view", "view", "binary", "ufunc",
+                      "setitem", "augment", "reduce", "astype", "fancy_get"), _basic_index, _any_shape,
+                     tuple(DTYPES)),
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
@@ -1215,7 +1338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--style", choices=sorted(STYLES), default="general",
                         help="which programs: every construct (general), box-decoding lane code (lanes), "
                         "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased) "
-                        "or on float16, narrow integers and complex numbers (dtypes)")
+                        "or on float16, narrow integers and complex numbers (dtypes), NumPy's library "
+                        "functions (library)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,

@@ -7,8 +7,8 @@ parameters, so this is the same as running each alone, at one compile per
 batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
-untouched. Programs 0..199 of the ``lanes`` and ``stencil`` styles and 0..99 of
-``dtypes`` are checked the same way, programs 0..79 of the ``aliased`` style one
+untouched. Programs 0..199 of the ``lanes``, ``stencil`` and ``library`` styles and
+0..99 of ``dtypes`` are checked the same way, programs 0..79 of the ``aliased`` style one
 by one, samples of the others under ``jax.vmap`` and ``jax.grad``, and
 hypothesis-driven samples (shrinking) check the `programs` strategy op by op.
 Long campaigns: ``python -m elena_jax.fuzz --n N --seed S [--style STYLE]``.
@@ -39,10 +39,11 @@ from elena_jax.fuzz import (
 PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
-          for style in ("lanes", "stencil", "aliased", "dtypes")}
+          for style in ("lanes", "stencil", "aliased", "dtypes", "library")}
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [("lanes", 0, 100), ("lanes", 100, 200), ("stencil", 0, 100), ("stencil", 100, 200),
-                 ("aliased", 0, 40), ("aliased", 40, 80), ("dtypes", 0, 100)]
+                 ("aliased", 0, 40), ("aliased", 40, 80), ("dtypes", 0, 100), ("library", 0, 100),
+                 ("library", 100, 200)]
 SAMPLE = settings(max_examples=15, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
 
@@ -92,6 +93,14 @@ def test_stencil_programs_read_and_write_shifted_windows():
     lines = "\n".join(render(p.steps) for p in drawn)
     for construct in ("[1:-1", "[:-2", "[2:", "] += ", ".sum(", "np.clip("):
         assert construct in lines, construct
+
+
+def test_library_programs_call_every_function_of_the_table():
+    drawn = [program_at(1, i, 12, style="library") for i in range(400)]
+    lines = "\n".join(render(p.steps) for p in drawn)
+    missing = [f for f in fuzz.FUNCTIONS if f not in ("accumulate", "reduce") and f"{f}(" not in lines]
+    assert not missing and ".accumulate(" in lines and ".reduce(" in lines, missing
+    assert {p.error for p in drawn} >= {None, ValueError, IndexError}  # NB: NumPy's refusals end some
 
 
 def test_aliased_programs_pass_views_of_one_array():
