@@ -317,7 +317,8 @@ def test_accumulate(u, dt):
 
 
 def test_accumulate_fold_of_an_empty_axis_and_errors():
-    check(lambda a: (np.divide.accumulate(a[:, :0], axis=1), np.hypot.accumulate(a[:0])), arr((3, 4)))
+    check(lambda a: (np.divide.accumulate(a[:, :0], axis=1), np.hypot.accumulate(a[:0]),
+                     np.subtract.accumulate(a[:0]), np.logical_or.accumulate(a[:, :0], axis=1)), arr((3, 4)))
     check(lambda a: np.less.accumulate(a), arr((3, 4)))
 
 

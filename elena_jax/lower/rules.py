@@ -317,6 +317,8 @@ _ASSOCIATIVE = {"bitwise_and": lax.bitwise_and, "bitwise_or": lax.bitwise_or, "b
 def accumulate(ins, outs, name, axis, dtype):
     x = jnp.asarray(ins[0])
     x = x.astype(bool) if name.startswith("logical") else x.astype(dtype)
+    if not x.shape[axis]:
+        return [x.astype(dtype)]
     if name == "subtract":  # x0 - x1 - x2 ... = x0 + (-x1) + (-x2) ..., exactly
         first = lax.slice_in_dim(x, 0, 1, axis=axis)
         x = jnp.concatenate([first, -lax.slice_in_dim(x, 1, x.shape[axis], axis=axis)], axis=axis)
@@ -324,8 +326,6 @@ def accumulate(ins, outs, name, axis, dtype):
     fn = {"add": jnp.cumsum, "multiply": jnp.cumprod}.get(name)
     if name not in _ACCUMULATORS:  # NB: any other binary ufunc, folded left to right as NumPy does
         xs = jnp.moveaxis(x, axis, 0)
-        if not xs.shape[0]:
-            return [x]
         _, ys = _running(name, dtype, xs[0], xs[1:], jnp.ones(xs.shape[0] - 1, bool))
         return [jnp.moveaxis(jnp.concatenate([xs[:1], ys]), 0, axis)]
     if fn is not None:
