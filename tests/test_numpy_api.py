@@ -679,6 +679,14 @@ def test_functions_of_empty_arrays_are_numpys_results():
                      np.diff(a[:, :0], axis=1)), arr((3, 4)))
 
 
+@pytest.mark.parametrize("dt", ["complex128", "complex64"])
+def test_median_of_complex_numbers(dt):
+    """NumPy sorts complex numbers (real part first) and averages the middle ones; a NaN is the median."""
+    a = np.array([[1 + 2j, 3 - 1j, 1 + 1j, 0.5j], [2, 2 + 1j, np.nan, 1], [1j, 1, -1, 2 - 2j]], dt)
+    check(lambda a: (np.median(a), np.median(a, axis=1), np.median(a[::2], axis=0, keepdims=True),
+                     np.median(a[:, :3], axis=(0, 1)), np.median(a.T[:, ::2], axis=-1)), a)
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

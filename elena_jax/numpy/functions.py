@@ -694,7 +694,7 @@ GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
-    "ptp", "median", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
+    "ptp", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
     "nancumsum", "nancumprod", "nanargmax", "nanargmin", "percentile", "quantile", "average", "count_nonzero",
     "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
@@ -735,6 +735,25 @@ def delete(arr, obj, axis=None):
     line[axis] = -1  # NB: the positions along the axis, in an array of a's rank: NumPy's own messages
     keep = np.delete(np.arange(shape_of(a)[axis]).reshape(line), obj, axis).reshape(-1)
     return np.take(a, keep, axis=axis)
+
+
+_median = jnp_function(np.median)
+
+
+@implements(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NB: of complex numbers (which jax.numpy refuses) NumPy sorts them, real part first, and
+    averages the middle one or two; a NaN among them is the median."""
+    if not (isinstance(a, Tracer) and a.dtype.kind == "c") or not a.size:
+        return _median(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
+    axes = reduce_axes(axis, a.ndim)
+    kept = [i for i in range(a.ndim) if i not in axes]
+    lined = np.sort(a.transpose(kept + list(axes)).reshape([a.shape[i] for i in kept] + [-1]), axis=-1)
+    n = lined.shape[-1]
+    m = np.mean(lined[..., (n - 1) // 2 : n // 2 + 1], axis=-1)
+    m = np.where(np.isnan(lined[..., -1]), lined[..., -1], m)
+    m = m.reshape(reduced_shape(a.shape, axes, True)) if keepdims else m
+    return _returned("median", [m], out, False)
 
 
 _insert = jnp_function(np.insert)
