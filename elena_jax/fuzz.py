@@ -708,6 +708,10 @@ GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare
                    "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
                    "fancy_get", "mask_set", "add_at", "astype")
 
+LIBRARY_ACTIONS = ("function", "function", "function", "function", "view", "view", "binary", "ufunc", "setitem",
+                   "augment", "reduce", "astype", "fancy_get")
+OTHER_DTYPES = ("float16", "float32", "int8", "int16", "uint16", "uint32", "complex64", "complex128", "bool")
+
 STYLES = {
     # every construct the generator knows, over arrays of up to three small axes
     "general": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
@@ -722,12 +726,11 @@ STYLES = {
                       "setitem", "setitem", "augment", "augment", "augment", "ufunc_out", "ufunc_out",
                       "copyto", "clip"), _window_index, _grid_shape, ("float64", "float64", "float32", "int64")),
     # the general programs over the other dtypes: float16, narrow and unsigned integers, complex
-    "dtypes": Style(GENERAL_ACTIONS, _basic_index, _any_shape,
-                    ("float16", "float32", "int8", "int16", "uint16", "uint32", "complex64", "complex128", "bool")),
+    "dtypes": Style(GENERAL_ACTIONS, _basic_index, _any_shape, OTHER_DTYPES),
     # NumPy's library functions (`FUNCTIONS`) with drawn arguments, between views and writes
-    "library": Style(("function", "function", "function", "function", "view", "view", "binary", "ufunc",
-                      "setitem", "augment", "reduce", "astype", "fancy_get"), _basic_index, _any_shape,
-                     tuple(DTYPES)),
+    "library": Style(LIBRARY_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
+    # the library programs over the dtypes style's types
+    "library-dtypes": Style(LIBRARY_ACTIONS, _basic_index, _any_shape, OTHER_DTYPES),
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
@@ -1339,7 +1342,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="which programs: every construct (general), box-decoding lane code (lanes), "
                         "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased) "
                         "or on float16, narrow integers and complex numbers (dtypes), NumPy's library "
-                        "functions (library)")
+                        "functions (library, and over the dtypes style's types: library-dtypes)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
