@@ -274,3 +274,15 @@ def test_regression_xla_crash_on_and_or_of_narrowed_signed_integers():
     for int64 a and b (also int16, int8 and ``&``): the rule computes through the unsigned type."""
     rng = np.random.default_rng(0)
     check_against_numpy(narrowed_bits, rng.integers(-2**40, 2**40, 10), rng.integers(-2**40, 2**40, 10))
+
+
+def filled_gather_cumsum(a):
+    a.fill(2)
+    r = a.T[[0, -1]]
+    return r.cumsum(axis=0)  # NB: uint32 sums in uint64: a conversion before the cumulative sum
+
+
+def test_regression_xla_abort_on_cumsum_of_a_converted_gather_of_a_constant():
+    """jaxlib 0.10.2's XLA:CPU aborted the process compiling a cumulative sum of a converted gather
+    from a constant array (dtypes fuzz seed 4274 #139); the conversion is written out apart."""
+    check_against_numpy(filled_gather_cumsum, np.ones((1, 1), np.uint32))  # NB: (1, 1): the shape that aborts

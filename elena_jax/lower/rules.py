@@ -315,8 +315,13 @@ _ASSOCIATIVE = {"bitwise_and": lax.bitwise_and, "bitwise_or": lax.bitwise_or, "b
 
 @rule("accumulate")
 def accumulate(ins, outs, name, axis, dtype):
-    x = jnp.asarray(ins[0])
-    x = x.astype(bool) if name.startswith("logical") else x.astype(dtype)
+    src = jnp.asarray(ins[0])
+    x = src.astype(bool) if name.startswith("logical") else src.astype(dtype)
+    if x.dtype != src.dtype:
+        # NB: jaxlib 0.10.2's XLA:CPU aborts the process compiling a cumulative sum of a converted
+        # gather from a constant array (docs/fuzzing.md, dtypes seed 4274 #139); converted apart, it
+        # compiles. The conversion is then written out once: small beside XLA's cumulative sum.
+        x = lax.optimization_barrier(x)
     if not x.shape[axis]:
         return [x.astype(dtype)]
     if name == "subtract":  # x0 - x1 - x2 ... = x0 + (-x1) + (-x2) ..., exactly
