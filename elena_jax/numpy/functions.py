@@ -706,6 +706,7 @@ for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
 
+
 def _triangle(func):
     """``np.tril`` / ``np.triu``. NB: of a vector NumPy gives the square matrix with the vector in
     every row, masked (jax.numpy refuses fewer than two axes)."""
@@ -722,6 +723,7 @@ def _triangle(func):
 
 for _f in (np.tril, np.triu):
     implements(_f)(_triangle(_f))
+
 
 @implements(np.delete)
 def delete(arr, obj, axis=None):
