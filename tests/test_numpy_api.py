@@ -687,6 +687,30 @@ def test_median_of_complex_numbers(dt):
                      np.median(a[:, :3], axis=(0, 1)), np.median(a.T[:, ::2], axis=-1)), a)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_compress_with_a_condition_known_at_trace_time(dt):
+    """A static condition picks known positions (a shorter one leaves the rest out); the method
+    takes the condition first; a True beyond the axis is NumPy's IndexError."""
+    check(lambda a: (np.compress([1, 0, 1], a, axis=0), np.compress([0, 1], a), a.compress([True, False, False, True], 1),
+                     np.compress([False] * 4, a.T, axis=0), np.compress([1, 0, 0, 0, 0], a[0])), arr((3, 4), dt))
+    check(lambda a: np.compress([0, 0, 0, 0, 1], a, axis=1), arr((3, 4), dt))
+
+
+def test_compress_with_a_traced_condition_depends_on_the_data():
+    with pytest.raises(elena_jax.ConcretizationError, match="depends on the data"):
+        elena_jax.functionalize(lambda a: np.compress(a[0] > 0, a, axis=1))(arr((3, 4)))
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int32", "int64", "bool", "float32"])
+def test_vander_computes_in_numpys_result_type(dt):
+    """np.vander of uint8 or bool is int64 powers (wrapping as int64 does), of float32 float64."""
+    check(lambda a: (np.vander(a[0]), np.vander(a[1], 3, increasing=True)), arr((2, 12), dt, low=0, high=250))
+
+
+def test_polyval_of_no_coefficients_is_zeros_of_x():
+    check(lambda p, x: (np.polyval(p[:0], x), np.polyval(p, x)), arr((3,)), arr((2, 2), "int32"))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

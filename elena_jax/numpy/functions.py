@@ -425,11 +425,11 @@ implements(np.cumprod)(_scan(np.multiply))
 
 
 def _stand_in(x, full: bool = False, fill: int = 1):
-    """A NumPy value standing in for ``x``: one element per axis, or (``full``) a zero-stride
+    """A NumPy value standing in for ``x``: one element per non-empty axis, or (``full``) a zero-stride
     probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
     ``fill`` (ones by default: zeros are singular and sum to 0)."""
-    if isinstance(x, Tracer):
-        shape = x.shape if full else (1,) * x.ndim
+    if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
+        shape = x.shape if full else tuple(min(n, 1) for n in x.shape)
         return np.broadcast_to(np.full((), fill, x.dtype), shape)
     if isinstance(x, (list, tuple)):
         return type(x)(_stand_in(v, full, fill) for v in x)
@@ -523,10 +523,10 @@ WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
                "matvec", "vecmat", "convolve", "correlate"}
-# Products and contractions: NumPy multiplies in its result type (int32 x float32 in float64),
-# JAX in its own promotion (float32): operands are cast to NumPy's result type first.
+# Products and contractions: NumPy multiplies in its result type (int32 x float32 in float64;
+# np.vander of uint8 in int64), JAX in its own (float32; uint8): operands are cast to it first.
 PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot", "matvec",
-             "vecmat", "cross", "convolve", "correlate"}
+             "vecmat", "cross", "convolve", "correlate", "vander"}
 # Functions jax.numpy computes in floating point for integer operands unless given the type
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
@@ -913,9 +913,24 @@ def traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
     return out.astype(dtype) if dtype is not None else out
 
 
-@implements(np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract, np.compress)
+@implements(np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract)
 def data_dependent(*args, **kwargs):
     raise ConcretizationError(f"this function's output shape depends on the data\n  at {user_location()}")
+
+
+@implements(np.compress)
+def compress(condition, a, axis=None, out=None):
+    """A condition known at trace time picks known positions: a take (NumPy decides which, and
+    raises its errors, on the positions along the axis). A traced condition depends on the data."""
+    if _has_tracer(condition):
+        data_dependent()
+    a = a if isinstance(a, Tracer) else np.asarray(a)
+    a = np.ravel(a) if axis is None else a
+    axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    line = [1] * a.ndim
+    line[axis] = -1
+    keep = np.compress(condition, np.arange(a.shape[axis]).reshape(line), axis).reshape(-1)
+    return _returned("compress", [np.take(a, keep, axis=axis)], out, False)
 
 
 @implements(np.shape)

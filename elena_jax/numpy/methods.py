@@ -26,10 +26,15 @@ def _mirror(func):
 # NB: NumPy 2 removed ndarray.ptp; np.ptp remains.
 MIRRORED = ["sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "cumsum",
             "cumprod", "clip", "round", "std", "var", "dot", "repeat", "take", "trace",
-            "nonzero", "argsort", "searchsorted", "compress"]
+            "nonzero", "argsort", "searchsorted"]
 
 for _name in MIRRORED:
     setattr(Tracer, _name, _mirror(getattr(np, _name)))
+
+
+def compress(self, condition, axis=None, out=None):
+    """NB: ``a.compress(condition)`` is ``np.compress(condition, a)``: the array comes second there."""
+    return np.compress(condition, self, axis, out)
 
 
 def conj(self):
@@ -74,7 +79,7 @@ def imag(self):
     return np.imag(self)
 
 
-for _f in (astype, conj, conjugate, copy, fill, sort, flatten, view):
+for _f in (astype, compress, conj, conjugate, copy, fill, sort, flatten, view):
     setattr(Tracer, _f.__name__, _f)
 Tracer.real = property(real)
 Tracer.imag = property(imag)
