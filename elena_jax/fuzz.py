@@ -123,7 +123,10 @@ FUNCTIONS = ("where", "concatenate", "stack", "roll", "diff", "flip", "sort", "c
              "accumulate", "reduce", "tril", "triu", "outer", "matmul", "dot", "isclose", "kron", "cross",
              "einsum", "mean", "std", "var", "percentile", "quantile", "round", "searchsorted", "digitize",
              "interp", "trace", "diag", "select", "histogram", "array_split", "convolve", "polyval", "gradient",
-             "norm", "average", "insert", "delete", "put", "put_along_axis", "fill_diagonal")
+             "norm", "average", "insert", "delete", "put", "put_along_axis", "fill_diagonal", "nanmax", "nanmean",
+             "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid", "ediff1d", "vander",
+             "cov", "corrcoef", "isin", "append", "compress", "resize", "rot90", "lexsort", "choose", "out_reduce",
+             "out_scan", "out_round", "out_matmul")
 REDUCTIONS = ["sum", "max", "min", "argmax", "argmin", "mean", "prod", "any", "all", "cumsum"]
 
 
@@ -567,6 +570,35 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
     if form == "put_along_axis":
         return ("inplace", "np.put_along_axis", x,
                 f", np.argsort({x}, axis={ax}, kind='stable')[:1], {_literal(draw, kind)}, axis={ax}")
+    if form in ("nanmax", "nanmean", "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid"):
+        axis = ax if form in ("nancumsum", "cumulative_sum", "trapezoid") else opt_ax
+        return ("call", name, f"np.{form}", x, f", axis={axis}")
+    if form in ("ediff1d", "vander"):
+        return ("call", name, f"np.{form}", f"{x}.ravel()", "")
+    if form in ("cov", "corrcoef"):
+        return ("call", name, f"np.{form}", x, f", {other}" if draw.boolean() else "")
+    if form in ("isin", "append"):
+        return ("call", name, f"np.{form}", x, f", {other}")
+    if form == "compress":
+        return ("call", name, "np.compress", f"{draw.int_list(0, 1, 1, 4)}", f", {x}, axis={opt_ax}")
+    if form == "resize":
+        return ("call", name, "np.resize", x, f", {tuple(draw.int_list(0, 4, 1, 2))}")
+    if form == "rot90":
+        return ("call", name, "np.rot90", x, f", {draw.integers(-1, 2)}")
+    if form == "lexsort":
+        return ("call", name, "np.lexsort", f"({x}, {x} % 2)" if draw.boolean() else x, "")
+    if form == "choose":
+        return ("call", name, "np.choose", f"({x} > 0).astype(np.int64)", f", [{x}, {other}]")
+    if form == "out_reduce" and nd:  # NB: out= a view of the input itself: NumPy buffers the overlap
+        method = draw.choice(["sum", "mean", "max", "min", "prod", "any", "std", "argmax"])
+        first = draw.boolean()
+        return ("inplace", f"np.{method}", x, f", axis={0 if first else -1}, out={x}[{'0' if first else '..., 0'}]")
+    if form == "out_scan":
+        return ("inplace", f"np.{draw.choice(['cumsum', 'cumprod'])}", x, f", axis={ax}, out={x}")
+    if form == "out_round":
+        return ("inplace", "np.round", x, f", {draw.integers(-1, 2)}, out={x}")
+    if form == "out_matmul":
+        return ("inplace", "np.matmul", x, f", {other}, out={x}")
     # fill_diagonal: an in-place write of a strided view NumPy builds itself
     return ("inplace", "np.fill_diagonal", x, f", {_literal(draw, kind)}")
 
