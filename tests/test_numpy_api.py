@@ -711,6 +711,25 @@ def test_polyval_of_no_coefficients_is_zeros_of_x():
     check(lambda p, x: (np.polyval(p[:0], x), np.polyval(p, x)), arr((3,)), arr((2, 2), "int32"))
 
 
+@pytest.mark.parametrize("f", [lambda b, f: np.round(b, -1, out=b), lambda b, f: np.round(f, 1, out=b),
+                               lambda b, f: np.round(b, 1, out=f), lambda b, f: np.round(f, 0, out=f[0]),
+                               lambda b, f: np.round(f[0], 0, out=f), lambda b, f: np.round(f, 1, out=f.T),
+                               lambda b, f: np.round(f.reshape(9), 1, out=f)])
+def test_round_into_out_as_numpy(f):
+    """NumPy rounds into ``out`` with ufuncs that cast as ufuncs do (ints by -1 decimals divide
+    into float64, which an int ``out`` refuses) and checks ``out``'s size, then its shape."""
+    check(f, arr((3, 3), "int64"), arr((3, 3)))
+
+
+@pytest.mark.parametrize("f", [lambda v: np.sum(v, axis=0, out=v[0]), lambda v: np.any(v, axis=0, out=v[0]),
+                               lambda v: np.add(v, 1, out=v[0]), lambda v: np.cumsum(v[:1], out=v[0]),
+                               lambda v: np.argmax(v, out=v[0]), lambda v: np.clip(v[:1], 0, 1, out=v[0]),
+                               lambda v: np.median(v, out=v[1]), lambda v: np.divmod(v, 2, out=(v[:1], v[2]))])
+def test_a_scalar_element_is_not_an_output_array(f):
+    """``v[0]`` of a vector is a NumPy scalar, not a view: NumPy refuses it as ``out=`` (TypeError)."""
+    check(f, arr((4,)))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

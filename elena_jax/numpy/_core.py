@@ -102,6 +102,13 @@ def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
     return np.asarray(np.array(x, dtype=dtype) if isinstance(x, (int, float, complex)) else x)
 
 
+def check_out_array(out: Any, message: str = "return arrays must be of ArrayType") -> None:
+    """NumPy refuses a scalar as ``out=`` (``b[0]`` of a vector is one) with a TypeError; its
+    ufuncs say ``message``'s default, its other functions "output must be an array"."""
+    if out is not None and (isinstance(out, Tracer) and out.scalar or not isinstance(out, (Tracer, np.ndarray))):
+        raise located(TypeError, message)
+
+
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
     try:
         return np.broadcast_shapes(*shapes)

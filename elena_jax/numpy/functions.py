@@ -18,6 +18,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
+    check_out_array,
     float_to_int,
     fresh,
     implements,
@@ -357,9 +358,22 @@ def round_(a, decimals=0, out=None):
             r = np.multiply(np.rint(np.true_divide(x, f)), f)
         r = laid_out(r, memory_order(a.shape, [a], "A"))  # NB: NumPy's result here is in order 'A'
     if out is not None:
+        _check_round_out(a, decimals, out)
         out[...] = r
         return out
     return r if r.dtype == dtype else r.astype(dtype)
+
+
+def _check_round_out(a, decimals: int, out) -> None:
+    """NumPy rounds into ``out`` with ufuncs (``multiply``, ``rint``, ``true_divide``) whose outputs
+    are cast as ufuncs cast: its errors come from a one-element probe of the same dtypes."""
+    check_out_array(out, "output must be an array")
+    if out.size != a.size:
+        raise located(ValueError, "invalid output shape")
+    if out.shape != a.shape:
+        raise located(ValueError, f"operands could not be broadcast together with shapes {a.shape} () {out.shape}")
+    with np.errstate(all="ignore"):
+        np.round(np.ones(1, a.dtype), decimals, out=np.empty(1, out.dtype))
 
 
 @implements(np.put_along_axis)
@@ -648,6 +662,7 @@ def jnp_function(func, name: str | None = None):
 
 def _returned(name: str, results: list[Tracer], out, multiple: bool):
     """The results as NumPy returns them, or the one result written into ``out``."""
+    check_out_array(out, "output must be an array")
     if out is not None:
         if len(results) != 1 or not isinstance(out, Tracer):
             raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")

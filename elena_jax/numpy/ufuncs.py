@@ -23,6 +23,7 @@ from ..view import normalize_axis
 from ._core import (
     as_operand,
     broadcast_shapes,
+    check_out_array,
     dtype_of,
     float_to_int,
     fresh,
@@ -59,6 +60,8 @@ def _outs(ufunc, args, out):
         out = (out,)
     if len(out) != ufunc.nout:
         raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+    for o in out:
+        check_out_array(o)
     return out
 
 
@@ -290,6 +293,7 @@ def _result(trace, prim, ins, shape, dtype, out, params):
         (out,) = out
     if out is None:
         return fresh(trace, prim, ins, shape, dtype, **params)
+    check_out_array(out)
     if not isinstance(out, Tracer):
         raise located(UnsupportedError, "out= into an array that is not traced")
     if broadcast_shapes(shape, out.shape) != out.shape:
