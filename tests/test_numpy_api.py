@@ -691,8 +691,9 @@ def test_median_of_complex_numbers(dt):
 def test_compress_with_a_condition_known_at_trace_time(dt):
     """A static condition picks known positions (a shorter one leaves the rest out); the method
     takes the condition first; a True beyond the axis is NumPy's IndexError."""
-    check(lambda a: (np.compress([1, 0, 1], a, axis=0), np.compress([0, 1], a), a.compress([True, False, False, True], 1),
-                     np.compress([False] * 4, a.T, axis=0), np.compress([1, 0, 0, 0, 0], a[0])), arr((3, 4), dt))
+    check(lambda a: (np.compress([1, 0, 1], a, axis=0), np.compress([0, 1], a),
+                     a.compress([True, False, False, True], 1), np.compress([False] * 4, a.T, axis=0),
+                     np.compress([1, 0, 0, 0, 0], a[0])), arr((3, 4), dt))
     check(lambda a: np.compress([0, 0, 0, 0, 1], a, axis=1), arr((3, 4), dt))
 
 
@@ -714,7 +715,11 @@ def test_polyval_of_no_coefficients_is_zeros_of_x():
 @pytest.mark.parametrize("f", [lambda b, f: np.round(b, -1, out=b), lambda b, f: np.round(f, 1, out=b),
                                lambda b, f: np.round(b, 1, out=f), lambda b, f: np.round(f, 0, out=f[0]),
                                lambda b, f: np.round(f[0], 0, out=f), lambda b, f: np.round(f, 1, out=f.T),
-                               lambda b, f: np.round(f.reshape(9), 1, out=f)])
+                               lambda b, f: np.round(f.reshape(9), 1, out=f),
+                               lambda b, f: [np.round(x, 1, out=np.broadcast_to(b[0], (2, 3)))
+                                             for x in [np.broadcast_to(b[0], (2, 3))]],
+                               lambda b, f: [np.round(v, 1, out=v) for v in [np.broadcast_to(b[0], (2, 3))]],
+                               lambda b, f: [np.round(v, 1, out=v) for v in [np.broadcast_to(f[0], (2, 3))]]])
 def test_round_into_out_as_numpy(f):
     """NumPy rounds into ``out`` with ufuncs that cast as ufuncs do (ints by -1 decimals divide
     into float64, which an int ``out`` refuses) and checks ``out``'s size, then its shape."""

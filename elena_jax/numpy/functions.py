@@ -357,6 +357,9 @@ def round_(a, decimals=0, out=None):
             f = 10.0 ** -decimals
             r = np.multiply(np.rint(np.true_divide(x, f)), f)
         r = laid_out(r, memory_order(a.shape, [a], "A"))  # NB: NumPy's result here is in order 'A'
+    if out is not None and a.dtype.kind in "iu" and decimals >= 0 and isinstance(out, Tracer) \
+            and out.storage is a.storage and out.header == a.header and out.dtype == a.dtype:
+        return out  # NB: NumPy copies integers into out, and not at all into the same memory: even read-only
     if out is not None:
         _check_round_out(a, decimals, out)
         out[...] = r
