@@ -187,15 +187,28 @@ def _put(t: tuple, i: int, value) -> tuple:
     return t[:i] + (value,) + t[i + 1 :]
 
 
+# NB: NumPy's float -> int casts on x86 go through the CPU's truncating conversion to int32 (for
+# integers of up to 32 bits, then wrapped to the width) or int64, which gives the minimum integer
+# for NaN and out-of-range values; XLA saturates instead (uint8(300.7) is 44 in NumPy, 255 in XLA).
+# uint32 and uint64 keep XLA's conversion.
+_VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
+
+
 def cast(x, dtype):
     """``x`` as a JAX value of ``dtype``, converted as NumPy converts (no op when it already is).
 
     NB: lax converts a complex value to bool by its real part; NumPy's ``bool(1j)`` is True."""
     x = jnp.asarray(x)
+    dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
-    if x.dtype.kind == "c" and np.dtype(dtype) == np.bool_:
+    if x.dtype.kind == "c" and dtype == np.bool_:
         return x != 0
+    if x.dtype.kind == "f" and dtype.kind in "iu" and not (dtype.kind == "u" and dtype.itemsize >= 4):
+        via = np.dtype(_VIA[dtype.itemsize])
+        lo = float(np.iinfo(via).min)
+        t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
+        x = lax.convert_element_type(jnp.where((t >= lo) & (t < -lo), t, lo), via)  # NB: False for NaN
     return lax.convert_element_type(x, dtype)
 
 

@@ -165,24 +165,3 @@ def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
     dtype = np.dtype(dtype)
     check_dtype_supported(dtype)  # NB: a string or object array made inside the function
     return trace.define(prim, ins, shape, dtype, **params)
-
-
-# NB: NumPy's float -> int casts on x86 go through the CPU's truncating conversion to int32 (for
-# integers of up to 32 bits, then wrapped to the width) or int64, which gives the minimum integer
-# for NaN and out-of-range values; XLA saturates instead (uint8(300.7) is 44 in NumPy, 255 in XLA).
-_VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
-
-
-def float_to_int(x: Tracer, dtype: np.dtype, order: str = "K") -> Tracer:
-    """``x.astype(dtype, order=order)`` of a float array to a signed or small integer type, as
-    NumPy computes it; a cast of any other pair is the plain conversion."""
-    dtype = np.dtype(dtype)
-    layout = like_order(x, order)
-    if x.dtype.kind != "f" or dtype.kind not in "iu" or dtype.kind == "u" and dtype.itemsize >= 4:
-        return fresh(x.trace, "copy", [x], x.shape, dtype, layout=layout)
-    via = np.dtype(_VIA[dtype.itemsize])
-    lo = float(np.iinfo(via).min)
-    t = np.trunc(x)
-    ok = (t >= lo) & (t < -lo)  # NB: False for NaN
-    wide = fresh(x.trace, "copy", [np.where(ok, t, np.asarray(lo, x.dtype))], x.shape, via, layout=layout)
-    return wide if via == dtype else fresh(x.trace, "copy", [wide], x.shape, dtype, layout=layout)

@@ -19,10 +19,10 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
     check_out_array,
-    float_to_int,
     fresh,
     implements,
     laid_out,
+    like_order,
     memory_order,
     result_dtype,
     sequence_as_array,
@@ -190,7 +190,7 @@ def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True)
                       f"according to the rule {casting!r}")
     if dtype == a.dtype and not copy:
         return a
-    return float_to_int(a, dtype, order)
+    return fresh(a.trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
 
 
 @implements(np.concatenate)

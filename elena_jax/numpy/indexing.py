@@ -19,7 +19,6 @@ from ..tracer import HOOKS, Tracer, is_basic_index
 from ._core import (
     as_operand,
     broadcast_shapes,
-    float_to_int,
     fresh,
     implements,
     laid_out,
@@ -139,8 +138,6 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a.trace
     a.check_writeable()
     value = sequence_as_array(value)
-    if isinstance(value, Tracer) and value.dtype.kind == "f" and a.dtype.kind in "iu":
-        value = float_to_int(value, a.dtype)  # NB: NumPy's cast of NaN and out-of-range floats
     if is_basic_index(key):
         target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
         if isinstance(value, Tracer) and value.storage is a.storage and value.header == target.header:
@@ -243,8 +240,6 @@ def copyto(dst, src, casting="same_kind", where=True):
     with numpy_errors():
         np.copyto(np.empty((), dst.dtype), probe, casting=casting)
     _check_value_shape(src, dst.shape)
-    if isinstance(src, Tracer) and src.dtype.kind == "f" and dst.dtype.kind in "iu":
-        src = float_to_int(src, dst.dtype)  # NB: casting="unsafe": NumPy's cast of NaN and out-of-range
     with numpy_errors():
         ins = [as_operand(trace, src, dst.dtype)]
     if where is True:

@@ -25,7 +25,6 @@ from ._core import (
     broadcast_shapes,
     check_out_array,
     dtype_of,
-    float_to_int,
     fresh,
     memory_order,
     sequence_as_array,
@@ -153,12 +152,6 @@ def ufunc_rule(ufunc):
                 o = fresh(trace, "full", [], full, d, layout=layout, value=0)
             _check_out_shape(full, o)
             targets.append(o)
-        if any(d.kind == "f" and t.dtype.kind in "iu" for t, d in zip(targets, loop[ufunc.nin:])):
-            # NB: an unsafe float -> integer output cast, as NumPy computes it (see float_to_int)
-            results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], **params)
-            for t, r in zip(targets, results):
-                np.copyto(t, float_to_int(r, t.dtype) if r.dtype.kind == "f" else r, casting="unsafe", where=where)
-            return targets[0] if ufunc.nout == 1 else tuple(targets)
         if where is not True:
             broadcast_shapes(shape_of(where), targets[0].shape)
             ins += [where, *targets]
