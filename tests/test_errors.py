@@ -317,3 +317,10 @@ def test_masks_numpy_reads_before_writing_are_fine(f):
     if f is own_masks:
         args = (args[0][:, 1], args[1][:, 0])
     check_against_numpy(f, *args)
+
+
+def test_histogram_of_complex_values_is_refused():
+    """NumPy bins complex values by the real part of a complex bin estimate corrected by complex
+    comparisons (counts [1, 1, 1, 1] where the real parts give [2, 0, 1, 1]): refused, not guessed."""
+    z = np.array([0.79 - 0.16j, -0.2 + 0.63j, 0.43 + 0.07j, -0.51 - 0.82j])
+    fails(lambda z: np.histogram(z, bins=4), z, exc=elena_jax.UnsupportedError, match="histogram of complex")

@@ -735,6 +735,17 @@ def test_a_scalar_element_is_not_an_output_array(f):
     check(f, arr((4,)))
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("dt", ["int8", "int32", "int64", "uint8"])
+def test_percentile_of_integers_interpolates_in_their_type_as_numpy(dt):
+    """NumPy takes the difference of the two neighbours in the integers' own type, which wraps
+    (np.percentile of int8 [-100, 100] at 50 is 128.0); elena_jax gives the same."""
+    info = np.iinfo(dt)
+    a = np.array([[info.min + 5, info.max - 3, 0, info.max], [-1 if info.min else 1, 7, info.min, 3]], dt)
+    check(lambda a: (np.percentile(a, 50), np.percentile(a, [10, 75], axis=1), np.quantile(a, 0.3, axis=0),
+                     np.nanpercentile(a, 90, axis=-1, keepdims=True), np.percentile(a.T, [0, 100], axis=0)), a)
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

@@ -20,7 +20,7 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import UFUNCS, Tracer
 from ._core import implements, shape_of
 from .creation import _static, constant, intercept
-from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, jnp_function
+from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _has_tracer, _returned, jnp_function
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
@@ -31,22 +31,50 @@ LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), 
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
                       ("interp", 1), ("interp", 2)})
 
-def _refuse_nearest(func):
-    """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy
-    (half to even): refused rather than a different answer."""
+def _quantile(func):
+    """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy (half to
+    even): refused rather than a different answer. Integers are interpolated (method "linear")
+    as NumPy does, the difference of the two neighbours in their own type: it wraps where it
+    overflows (np.percentile of int8 [-100, 100] at 50 is 128.0), where JAX's floats would not."""
     generic = jnp_function(func)
+    percent = "percentile" in func.__name__
 
-    def impl(a, q, *args, **kwargs):
-        if kwargs.get("method") == "nearest" or kwargs.get("interpolation") == "nearest":
+    def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
+        if method == "nearest" or kwargs.get("interpolation") == "nearest":
             raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
-        return generic(a, q, *args, **kwargs)
+        qs = None if _has_tracer(q) else np.true_divide(q, 100) if percent else np.asanyarray(q)
+        if not (isinstance(a, Tracer) and a.dtype.kind in "iu" and a.size and method == "linear" and not kwargs
+                and qs is not None and qs.dtype.kind == "f" and qs.ndim <= 1 and not isinstance(axis, tuple)):
+            return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+                           keepdims=keepdims, **kwargs)
+        func(np.ones((1,) * a.ndim, a.dtype), q, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
+        return _returned(func.__name__, [_integer_lerp(a, qs, axis, keepdims)], out, False)
 
     impl.__name__ = func.__name__
     return impl
 
 
+def _integer_lerp(a: Tracer, qs: np.ndarray, axis, keepdims: bool) -> Tracer:
+    """NumPy's linear quantiles ``qs`` of integers along ``axis``: its neighbour indices, bounds
+    and ``_lerp`` formula, on the sorted array."""
+    ax = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    s = np.moveaxis(np.sort(np.ravel(a) if axis is None else a, axis=ax), ax, 0)
+    n = s.shape[0]
+    virtual = (n - 1) * qs
+    below, above = virtual < 0, virtual >= n - 1
+    previous = np.where(above, -1, np.where(below, 0, np.floor(virtual))).astype(np.intp)
+    following = np.where(above, -1, np.where(below, 0, np.floor(virtual) + 1)).astype(np.intp)
+    gamma = np.asarray(virtual - previous).reshape(qs.shape + (1,) * (s.ndim - 1))
+    lo, hi = s[previous], s[following]
+    diff = hi - lo  # NB: in the integers' own type: NumPy's wraps
+    r = np.where(gamma >= 0.5, hi - diff * (1 - gamma), lo + diff * gamma)
+    if keepdims:
+        r = r.reshape(qs.shape + tuple(1 if axis is None or i == ax else m for i, m in enumerate(a.shape)))
+    return r
+
+
 for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
-    implements(_f)(_refuse_nearest(_f))
+    implements(_f)(_quantile(_f))
 
 EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "vander", "isin", "ediff1d", "block",
                  "digitize", "diagflat", "polyval", "polyfit"]
@@ -187,6 +215,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         raise ConcretizationError(f"np.histogram(bins={bins!r}) chooses the number of bins from the data\n"
                                   f"  at {user_location()}")
     a = _arr(a)
+    if a.dtype.kind == "c":
+        raise located(UnsupportedError, "np.histogram of complex values is not supported by elena_jax (NumPy bins "
+                      "them by the real part of a complex bin estimate, corrected by complex comparisons)")
     if a.dtype.kind in "biu":  # NB: NumPy compares integer data with its float64 edges
         a = a.astype(np.float64)
     if np.ndim(bins) == 0:
