@@ -126,7 +126,7 @@ FUNCTIONS = ("where", "concatenate", "stack", "roll", "diff", "flip", "sort", "c
              "norm", "average", "insert", "delete", "put", "put_along_axis", "fill_diagonal", "nanmax", "nanmean",
              "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid", "ediff1d", "vander",
              "cov", "corrcoef", "isin", "append", "compress", "resize", "rot90", "lexsort", "choose", "out_reduce",
-             "out_scan", "out_round", "out_matmul")
+             "out_scan", "out_round", "out_matmul", "reduceat", "ufunc_at")
 REDUCTIONS = ["sum", "max", "min", "argmax", "argmin", "mean", "prod", "any", "all", "cumsum"]
 
 
@@ -520,6 +520,14 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
     if form in ("accumulate", "reduce"):  # NB: not the loops elena_jax refuses (see numpy.ufuncs.numpy_folds)
         ufunc = draw.choice([u for u in UFUNCS[kind] if numpy_folds(getattr(np, u), form, t.dtype, None)])
         return ("call", name, f"np.{ufunc}.{form}", x, f", axis={ax if form == 'accumulate' else opt_ax}")
+    if form == "reduceat":
+        n = t.shape[ax] if nd else 1
+        ufunc = draw.choice(UFUNCS[kind])
+        return ("call", name, f"np.{ufunc}.reduceat", x, f", {draw.int_list(0, n, 1, 4)}, axis={ax}")
+    if form == "ufunc_at":  # NB: unbuffered: repeated indices apply again
+        n = t.shape[0] if nd else 1
+        return ("inplace", f"np.{draw.choice(UFUNCS[kind])}.at", x,
+                f", {draw.int_list(-n, n - 1, 1, 5)}, {_write_value(draw, env, t.dtype, t.shape[1:])}")
     if form in ("tril", "triu"):
         return ("call", name, f"np.{form}", x, f", k={draw.integers(-1, 1)}")
     if form in ("outer", "matmul", "dot", "isclose", "kron", "cross"):
@@ -548,7 +556,7 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
         return ("call", name, f"np.{form}", x, f", {draw.integers(-1, 1)}")
     if form == "select":
         return ("call", name, "np.select", f"[{x} > 0, {x} < 0]", f", [{x}, {other}], {_literal(draw, kind)}")
-    if form == "histogram":
+    if form == "histogram" and kind != "c":  # NB: of complex values refused (NumPy's binning mixes orders)
         return ("view", name, f"np.histogram({x}, bins={draw.integers(1, 4)})", "[0]")
     if form == "array_split":
         return ("view", name, f"np.array_split({x}, {draw.integers(1, 3)}, axis={ax})", f"[{draw.integers(-1, 0)}]")
