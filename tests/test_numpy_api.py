@@ -746,6 +746,17 @@ def test_percentile_of_integers_interpolates_in_their_type_as_numpy(dt):
                      np.nanpercentile(a, 90, axis=-1, keepdims=True), np.percentile(a.T, [0, 100], axis=0)), a)
 
 
+@pytest.mark.parametrize("f", [lambda a, b, i: np.matmul(a, b, out=i), lambda a, b, i: np.matmul(a, a, out=i),
+                               lambda a, b, i: np.matmul(a, b, out=np.zeros((1, 2, 4))),
+                               lambda a, b, i: np.matmul(a, b, out=a[:, :1]),
+                               lambda a, b, i: np.matmul(b.T, a.T, out=b),
+                               lambda a, b, i: np.vecdot(a, a, out=b[:2, 0]), lambda a, b, i: np.matmul(i, i.T, out=i)])
+def test_matmul_into_out_checks_as_numpy(f):
+    """A gufunc's ``out=`` is cast same_kind (a float product into an int array is NumPy's
+    UFuncTypeError, checked before the shapes), and its shape must hold the result's."""
+    check(f, arr((2, 3)), arr((3, 4), seed=1), arr((2, 4), "int64", seed=2))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

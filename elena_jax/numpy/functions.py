@@ -18,7 +18,9 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
+    broadcast_shapes,
     check_out_array,
+    dtype_of,
     fresh,
     implements,
     laid_out,
@@ -864,10 +866,16 @@ def _gufunc(func):
     def rule(*args, out=None, **kwargs):
         if kwargs:
             raise located(UnsupportedError, f"np.{func.__name__} with {sorted(kwargs)}")
-        result = generic(*args)
-        if out is None:
-            return result
         (target,) = out if isinstance(out, tuple) else (out,)
+        if target is not None:  # NB: NumPy checks the output's cast (same_kind) before the shapes
+            check_out_array(target)
+            func(*(np.ones((1, 1), dtype_of(x)) for x in args), out=np.empty((1, 1), target.dtype))
+        result = generic(*args)
+        if target is None:
+            return result
+        if broadcast_shapes(result.shape, target.shape) != target.shape:  # NB: loop axes may broadcast
+            raise located(ValueError, f"{func.__name__}: output operand has shape {target.shape}, "
+                          f"the result's is {result.shape}")
         target[...] = result
         return target
 
