@@ -810,6 +810,15 @@ def test_round_half_even():
           np.array([-25, -15, 5, 15, 25, 35, 44], np.int64))
 
 
+@pytest.mark.parametrize("dt", ["int64", "int32", "int8", "uint8", "uint64"])
+def test_integer_power_by_traced_exponents_of_every_size(dt):
+    """NumPy's integer ``x ** y`` wraps over every bit of ``y``: ``13 ** 99`` and ``2 ** 64`` in int64
+    (jax.numpy's looks at the exponent's low 6 bits only: 13 ** 35, and 1)."""
+    x = np.array([13, 2, 3, 0, 1, 7, 5, 11], dt)
+    y = np.array([99, 64, 40, 0, 120, 63, 65, 7], dt)
+    check(lambda x, y: (x ** y, np.power(y, x[:1]), x ** y[1]), x, y)
+
+
 @pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "float64"])
 def test_remainder_signs(dt):
     a = np.array([-7, -6, -1, 0, 1, 6, 7, 5], dt) if dt != "uint8" else np.array([7, 6, 1, 0, 1, 6, 7, 5], dt)

@@ -185,6 +185,23 @@ def _modf(x):
     return jnp.copysign(frac, x), whole
 
 
+def _power(x, y):
+    """NumPy's ``x ** y``; of integers by squaring over every bit of ``y``, wrapping as NumPy's
+    loop does. NB: jax.numpy's integer power looks at the low 6 bits of a traced exponent only
+    (``13 ** 99`` was ``13 ** 35`` there, ``2 ** 64`` was 1 where NumPy's is 0)."""
+    x, y = _broadcast(x, y)
+    if x.dtype.kind not in "iu":
+        return jnp.power(x, y)
+
+    def square_and_multiply(_, state):
+        r, b, e = state
+        return jnp.where(e & 1 == 1, _signed_multiply(r, b), r), _signed_multiply(b, b), e >> 1
+
+    one = jnp.ones_like(x)
+    return lax.fori_loop(0, y.dtype.itemsize * 8, square_and_multiply, (one, x, y))[0]
+
+
+UFUNC_IMPL["power"] = _power
 UFUNC_IMPL["modf"] = _modf
 UFUNC_IMPL["absolute"] = _unsigned_abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
