@@ -522,10 +522,10 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
         return ("call", name, f"np.{ufunc}.{form}", x, f", axis={ax if form == 'accumulate' else opt_ax}")
     if form == "reduceat":
         n = t.shape[ax] if nd else 1
-        ufunc = draw.choice(UFUNCS[kind])
+        ufunc = draw.choice([u for u in UFUNCS[kind] if numpy_folds(getattr(np, u), "reduce", t.dtype, None)])
         return ("call", name, f"np.{ufunc}.reduceat", x, f", {draw.int_list(0, n, 1, 4)}, axis={ax}")
     if form == "ufunc_at":  # NB: unbuffered: repeated indices apply again
-        n = t.shape[0] if nd else 1
+        n = t.shape[0] if nd and t.shape[0] else 1  # NB: an empty axis: NumPy's IndexError
         return ("inplace", f"np.{draw.choice(UFUNCS[kind])}.at", x,
                 f", {draw.int_list(-n, n - 1, 1, 5)}, {_write_value(draw, env, t.dtype, t.shape[1:])}")
     if form in ("tril", "triu"):
@@ -838,7 +838,8 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
             exec(render_step(step), env)
     except Exception as e:  # noqa: BLE001
         return "error", e
-    if step[0] == "add_at" and not env[step[1]].flags.writeable:
+    written = step[1] if step[0] == "add_at" else step[2] if step[0] == "inplace" and step[1].endswith(".at") else None
+    if written is not None and not env[written].flags.writeable:
         return "reject", None  # NB: NumPy's ufunc.at writes through read-only diagonal() views (a NumPy quirk)
     with _quiet():  # NB: a float16 value compared with an integer type's bounds overflows, harmlessly
         return ("ok" if _defined(before, env, step) else "reject"), None
