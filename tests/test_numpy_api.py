@@ -706,6 +706,7 @@ def test_compress_with_a_traced_condition_depends_on_the_data():
 def test_vander_computes_in_numpys_result_type(dt):
     """np.vander of uint8 or bool is int64 powers (wrapping as int64 does), of float32 float64."""
     check(lambda a: (np.vander(a[0]), np.vander(a[1], 3, increasing=True)), arr((2, 12), dt, low=0, high=250))
+    check(lambda a: np.vander(a), arr((70,), dt, seed=3, low=0, high=13))  # NB: powers up to 69: they wrap
 
 
 def test_polyval_of_no_coefficients_is_zeros_of_x():

@@ -536,8 +536,21 @@ def _interp_between(x, xp, fp):
     return jnp.where((j == xp.shape[0] - 1) | (xp[hit] == x), fp[hit], v)
 
 
+def _vander(x, N=None, increasing=False):
+    """NumPy's ``vander``: of integers the powers as a running product, wrapping as NumPy's do
+    (jax.numpy's integer powers look at the exponent's low 6 bits only, see `_power`)."""
+    if x.dtype.kind not in "iu":
+        return jnp.vander(x, N, increasing)
+    n = x.shape[0]
+    N = n if N is None else N
+    powers = jnp.concatenate([jnp.ones((n, min(N, 1)), x.dtype), jnp.broadcast_to(x[:, None], (n, max(N - 1, 0)))],
+                             axis=1)
+    v = lax.cumprod(powers, axis=1)
+    return v if increasing else v[:, ::-1]
+
+
 # Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
-NUMPY_ALGORITHMS = {"interp": _interp}
+NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander}
 
 
 def resolve(name: str):
