@@ -1,16 +1,22 @@
 """More of NumPy's library: histograms and counts, sliding windows, FFTs, linear algebra,
-index helpers of a shape, and ``put``.
+index helpers of a shape, ``put``; the Array API's views, ``rollaxis`` and the h/v/d splits,
+value and dtype predicates, ``sort_complex``, ``unwrap``, the coefficient-array polynomials,
+packed bits, the in-place ``putmask`` / ``place``, and histograms of several dimensions.
 
 Most are the generic ``jnp`` op of functions.py (NumPy decides the dtype, JAX the
 value); the rules here add what NumPy's answer needs beyond that: a static output
 length for ``np.bincount``, NumPy's default cut-off for ``np.linalg.pinv``,
 NumPy's residuals for ``np.linalg.lstsq``, views for ``np.diag`` of a matrix and
-``sliding_window_view``. Anything whose output shape depends on the data raises
+``sliding_window_view``. Where NumPy's algorithm is a few array operations (np.unwrap,
+np.polyder, np.histogramdd) it is written with traced NumPy operations, so that NumPy's dtypes,
+views and writes follow. Anything whose output shape depends on the data raises
 ConcretizationError naming the user's line.
 """
 
 from __future__ import annotations
 
+import builtins
+import operator
 import warnings
 
 import numpy as np
@@ -18,7 +24,7 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
-from ._core import implements, shape_of
+from ._core import implements, laid_out, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
 from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _has_tracer, _returned, jnp_function
 
@@ -485,3 +491,559 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     hi = tuple(slice(1, None) if i == axis else slice(None) for i in range(y.ndim))
     lo = tuple(slice(None, -1) if i == axis else slice(None) for i in range(y.ndim))
     return (d * (y[hi] + y[lo]) / 2.0).sum(axis)
+
+
+# --- the Array API's views, and views NumPy builds from them ----------------------------
+# (np.permute_dims is np.transpose itself, whose rule is functions.py's.)
+
+
+@implements(np.matrix_transpose)
+def matrix_transpose(x) -> Tracer:
+    """A view with the last two axes swapped, as NumPy's."""
+    x = _arr(x)
+    if x.ndim < 2:
+        raise located(ValueError, f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return x.swapaxes(-1, -2)
+
+
+@implements(np.unstack)
+def unstack(x, *, axis: int = 0) -> tuple:
+    """The views ``x[..., i, ...]`` along ``axis``, as NumPy's iteration over the moved axis
+    gives them (elements of a vector are scalars)."""
+    x = _arr(x)
+    if x.ndim == 0:
+        raise located(ValueError, "Input array must be at least 1-d.")
+    moved = np.moveaxis(x, axis, 0)
+    return tuple(moved[i] for i in range(moved.shape[0]))
+
+
+@implements(np.rollaxis)
+def rollaxis(a, axis: int, start: int = 0) -> Tracer:
+    """A view: ``axis`` moved to lie before ``start``, the others keeping their order."""
+    a = _arr(a)
+    n = a.ndim
+    axis = V.normalize_axis(axis, n)
+    if start < 0:
+        start += n
+    if not 0 <= start <= n:
+        raise located(np.exceptions.AxisError, f"'start' arg requires {-n} <= start < {n + 1}, "
+                      f"but {start} was passed in")
+    if axis < start:  # NB: start counts the axes before the axis is taken out
+        start -= 1
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return a.transpose(order)
+
+
+def _split_along(name: str, min_ndim: int, axis_of):
+    """``np.hsplit`` / ``vsplit`` / ``dsplit``: ``np.split`` along a fixed axis, so views."""
+
+    def impl(ary, indices_or_sections):
+        a = _arr(ary)
+        if a.ndim < min_ndim:
+            raise located(ValueError, f"{name} only works on arrays of {min_ndim} or more dimensions")
+        return np.split(a, indices_or_sections, axis=axis_of(a.ndim))
+
+    impl.__name__ = name
+    return impl
+
+
+implements(np.hsplit)(_split_along("hsplit", 1, lambda ndim: 1 if ndim > 1 else 0))
+implements(np.vsplit)(_split_along("vsplit", 2, lambda ndim: 0))
+implements(np.dsplit)(_split_along("dsplit", 3, lambda ndim: 2))
+
+
+# --- predicates of values and of dtypes --------------------------------------------------
+
+
+def _dtype(x) -> np.dtype:
+    return x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x) -> bool:
+    """A question about the dtype, answered at trace time (a Python bool, as NumPy's)."""
+    return _dtype(x).kind == "c"
+
+
+@implements(np.isrealobj)
+def isrealobj(x) -> bool:
+    return _dtype(x).kind != "c"
+
+
+@implements(np.iscomplex)
+def iscomplex(x) -> Tracer:
+    """A non-zero imaginary part; of a real dtype, NumPy's all-False array."""
+    x = _arr(x)
+    if x.dtype.kind == "c":
+        return np.imag(x) != 0
+    return constant(np.zeros(x.shape, bool))
+
+
+@implements(np.isreal)
+def isreal(x) -> Tracer:
+    return np.imag(_arr(x)) == 0
+
+
+def _signed_infinity(name: str, negative: bool):
+    """``np.isneginf`` / ``np.isposinf``: infinite and of that sign bit; complex values are
+    NumPy's TypeError (the sign of a complex infinity is ambiguous)."""
+
+    def impl(x, out=None):
+        x = _arr(x)
+        if x.dtype.kind == "c":
+            raise located(TypeError, f"This operation is not supported for {x.dtype} values "
+                          "because it would be ambiguous.")
+        sign = np.signbit(x)
+        return np.logical_and(np.isinf(x), sign if negative else ~sign, out=out)
+
+    impl.__name__ = name
+    return impl
+
+
+implements(np.isneginf)(_signed_infinity("isneginf", True))
+implements(np.isposinf)(_signed_infinity("isposinf", False))
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    """Shapes that do not broadcast together: ``False``, known at trace time. Otherwise the
+    answer depends on the values: a traced 0-d bool where NumPy returns a Python bool."""
+    a1, a2 = sequence_as_array(a1), sequence_as_array(a2)
+    try:
+        np.broadcast_shapes(shape_of(a1), shape_of(a2))
+    except ValueError:
+        return False
+    return np.all(np.equal(_arr(a1), _arr(a2)))
+
+
+# --- sorting, scans, unwrapping ------------------------------------------------------------
+
+
+@implements(np.sort_complex)
+def sort_complex(a) -> Tracer:
+    """Sorted along the last axis, in NumPy's complex type for the input (complex64 for 8- and
+    16-bit integers, else complex128). NB: NumPy orders complex NaNs as
+    ``[R + Rj, R + nanj, nan + Rj, nan + nanj]``, where JAX's sort puts ``R + nanj`` among the
+    numbers by its real part: complex values are sorted on NumPy's keys instead."""
+    a = _arr(a)
+    if a.dtype.kind != "c":
+        return np.sort(a).astype(np.complex64 if a.dtype.char in "bhBH" else np.complex128)
+    if a.ndim == 0:
+        return np.sort(a)  # NumPy's AxisError
+    re, im = np.real(a), np.imag(a)
+    re_nan, im_nan = np.isnan(re), np.isnan(im)
+    keys = [np.where(im_nan, 0, im), np.where(re_nan, 0, re), im_nan, re_nan]  # NB: the last key sorts first
+    order = np.lexsort(tuple(keys), axis=-1)
+    return np.take_along_axis(a, order, axis=-1)
+
+
+implements(np.cumulative_prod)(jnp_function(np.cumulative_prod))
+
+
+@implements(np.unwrap)
+def unwrap(p, discont=None, axis: int = -1, *, period=2 * np.pi) -> Tracer:
+    """NumPy's unwrapping, written with traced NumPy operations so that its dtypes follow:
+    differences folded into ``[-period/2, period/2)`` (a difference of exactly half a period
+    keeps its sign), the corrections summed along ``axis`` onto all but the first element.
+    Integer data with an integer period stays integer, as in NumPy."""
+    p = _arr(p)
+    dd = np.diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dtype = result_dtype(dd, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    folded = np.mod(dd - low, period) + low
+    if ambiguous:
+        np.copyto(folded, high, where=(folded == low) & (dd > 0))
+    correction = folded - dd
+    np.copyto(correction, 0, where=np.abs(dd) < discont)
+    out = p.astype(dtype)
+    tail = [slice(None)] * p.ndim
+    tail[axis] = slice(1, None)
+    out[tuple(tail)] = p[tuple(tail)] + np.cumsum(correction, axis=axis)
+    return out
+
+
+# --- polynomials as coefficient arrays ----------------------------------------------------
+
+
+def _refuse_poly1d(*polys) -> None:
+    if any(isinstance(p, np.poly1d) for p in polys):
+        raise located(UnsupportedError, "np.poly1d objects with traced coefficients are not supported "
+                      "by elena_jax (pass the coefficient arrays)")
+
+
+def _padded_op(op):
+    """``np.polyadd`` / ``np.polysub``: the shorter operand padded with leading zeros of its own
+    dtype, then added or subtracted (NumPy's dtypes and errors, bool subtraction included)."""
+
+    def impl(a1, a2):
+        _refuse_poly1d(a1, a2)
+        a1, a2 = np.atleast_1d(_arr(a1)), np.atleast_1d(_arr(a2))
+        diff = len(a2) - len(a1)
+        if diff > 0:
+            a1 = np.concatenate((constant(np.zeros(diff, a1.dtype)), a1))
+        elif diff < 0:
+            a2 = np.concatenate((constant(np.zeros(-diff, a2.dtype)), a2))
+        return op(a1, a2)
+
+    impl.__name__ = f"poly{op.__name__[:3]}"
+    return impl
+
+
+implements(np.polyadd)(_padded_op(np.add))
+implements(np.polysub)(_padded_op(np.subtract))
+
+
+def _poly1d_coefficients(c):
+    """``np.poly1d(c).coeffs``: leading zeros trimmed, which only a constant or a single
+    coefficient leaves of a known length."""
+    if isinstance(c, Tracer):
+        known = c.trace.known_value(c)
+        if known is None:
+            if c.ndim > 1:
+                raise located(ValueError, "Polynomial must be 1d only.")
+            if c.size == 1:
+                return c.reshape(1)
+            if c.size == 0:  # NB: poly1d of nothing is the zero polynomial, in the same dtype
+                return np.zeros(1, c.dtype)
+            raise ConcretizationError(
+                "np.polymul trims the leading zero coefficients of its operands (as np.poly1d does), "
+                "so the length of its result depends on the data; np.convolve(a1, a2) is the untrimmed "
+                f"product\n  at {user_location()}")
+        c = known
+    return np.poly1d(c).coeffs
+
+
+@implements(np.polymul)
+def polymul(a1, a2):
+    """The convolution of the operands' ``np.poly1d`` coefficients."""
+    _refuse_poly1d(a1, a2)
+    c1, c2 = _poly1d_coefficients(a1), _poly1d_coefficients(a2)
+    if not isinstance(c1, Tracer) and not isinstance(c2, Tracer):
+        return constant(np.convolve(c1, c2))
+    return np.convolve(_arr(c1), _arr(c2))
+
+
+@implements(np.polyder)
+def polyder(p, m: int = 1):
+    """``p[:-1] * [n, ..., 1]``, ``m`` times (NumPy's dtypes: integers times its int64 powers);
+    ``m=0`` returns ``p`` itself."""
+    m = int(m)
+    if m < 0:
+        raise located(ValueError, "Order of derivative must be positive (see polyint)")
+    _refuse_poly1d(p)
+    p = _arr(p)
+    n = len(p) - 1
+    derivative = p[:-1] * constant(np.arange(n, 0, -1))  # NB: NumPy's errors even for m=0
+    return p if m == 0 else polyder(derivative, m - 1)
+
+
+@implements(np.polyint)
+def polyint(p, m: int = 1, k=None):
+    """``p / [n, ..., 1]`` followed by the next integration constant, ``m`` times (float64, or
+    complex for complex coefficients or constants); ``m=0`` returns ``p`` itself."""
+    m = int(m)
+    if m < 0:
+        raise located(ValueError, "Order of integral must be positive (see polyder)")
+    _refuse_poly1d(p)
+    k = np.zeros(m, float) if k is None else k
+    k = k if isinstance(k, Tracer) else np.asarray(k)
+    k = np.atleast_1d(k)
+    if len(k) == 1 and m > 1:
+        k = k[0] * np.ones(m, float)
+    if len(k) < m:
+        raise located(ValueError, "k must be a scalar or a rank-1 array of length 1 or >m.")
+    p = _arr(p)
+    for i in range(m):
+        constant_term = k[i : i + 1] if isinstance(k, Tracer) else constant(np.asarray([k[i]]))
+        p = np.concatenate((p / constant(np.arange(len(p), 0, -1)), constant_term))
+    return p
+
+
+# --- bits -------------------------------------------------------------------------------
+
+
+def _little_endian(func, dtype, bitorder) -> bool:
+    """NumPy's reading of ``bitorder`` (and its errors for one it refuses), from NumPy itself on
+    one element: a first bit set packs to 1 little-endian, to 128 big-endian."""
+    probe = func(np.ones(1, dtype), bitorder=bitorder)
+    return int(probe[0]) == 1
+
+
+def _bits_axis(a: Tracer, axis) -> tuple[Tracer, int]:
+    """The array and axis NumPy packs along: the C-order ravel for ``axis=None``; a scalar is a
+    vector of one."""
+    if axis is None:
+        return a.ravel(), 0
+    a = a.reshape(1) if a.ndim == 0 else a
+    return a, V.normalize_axis(axis, a.ndim)
+
+
+def _c_ordered(r: Tracer) -> Tracer:
+    return laid_out(r, tuple(range(r.ndim)))
+
+
+@implements(np.packbits)
+def packbits(a, axis=None, bitorder: str = "big") -> Tracer:
+    """Each run of 8 elements along the axis (zero-padded at the end) as the bits of a uint8,
+    set where the element is non-zero (negative integers too)."""
+    a = _arr(a)
+    if a.dtype.kind not in "biu":
+        raise located(TypeError, "Expected an input array of integer or boolean data type")
+    little = _little_endian(np.packbits, bool, bitorder)
+    a, axis = _bits_axis(a, axis)
+    bits = np.moveaxis(a != 0, axis, -1)
+    lead, n = bits.shape[:-1], bits.shape[-1]
+    if n % 8:
+        bits = np.concatenate((bits, constant(np.zeros(lead + (-n % 8,), bool))), axis=-1)
+    groups = bits.reshape(lead + (bits.shape[-1] // 8, 8))
+    weights = constant((1 << np.arange(8) if little else 1 << np.arange(7, -1, -1)).astype(np.uint8))
+    packed = np.sum(groups * weights, axis=-1, dtype=np.uint8)
+    return _c_ordered(np.moveaxis(packed, -1, axis))
+
+
+@implements(np.unpackbits)
+def unpackbits(a, axis=None, count=None, bitorder: str = "big") -> Tracer:
+    """The 8 bits of each uint8 along the axis, then the first ``count`` of them (zeros past the
+    end; a negative count drops bits from the end)."""
+    a = _arr(a)
+    if a.dtype != np.uint8:
+        raise located(TypeError, "Expected an input array of unsigned byte data type")
+    little = _little_endian(np.unpackbits, np.uint8, bitorder)
+    a, axis = _bits_axis(a, axis)
+    moved = np.moveaxis(a, axis, -1)
+    lead, total = moved.shape[:-1], 8 * moved.shape[-1]
+    shifts = constant((np.arange(8) if little else np.arange(7, -1, -1)).astype(np.uint8))
+    bits = ((moved[..., None] >> shifts) & 1).reshape(lead + (total,))
+    if count is not None:
+        count = operator.index(count)
+        if count < 0 and -count > total:
+            raise located(ValueError, "-count larger than number of elements")
+        keep = total + count if count < 0 else count
+        if keep <= total:
+            bits = bits[..., :keep]
+        else:
+            bits = np.concatenate((bits, constant(np.zeros(lead + (keep - total,), np.uint8))), axis=-1)
+    return _c_ordered(np.moveaxis(bits, -1, axis))
+
+
+# --- masked writes in place ----------------------------------------------------------------
+
+
+def _written_array(a, name: str, not_array: str) -> Tracer:
+    if isinstance(a, Tracer):
+        a.check_writeable()
+        return a
+    if isinstance(a, np.ndarray):
+        raise located(UnsupportedError, f"np.{name} into an array that is not traced")
+    raise located(TypeError, not_array)
+
+
+def _mask_of(mask, a: Tracer, name: str):
+    """The mask as NumPy reads it for ``np.putmask`` / ``np.place``: any dtype, non-zero is set,
+    of ``a``'s size and taken in C order over ``a``'s shape; a traced one is copied (the write
+    must not change the mask it reads)."""
+    if isinstance(mask, Tracer) and mask.trace.known_value(mask) is not None:
+        mask = mask.trace.known_value(mask)  # NB: a constant made inside f is as static as NumPy's
+    mask = mask if isinstance(mask, Tracer) else np.asarray(sequence_as_array(mask))
+    if int(np.prod(shape_of(mask))) != a.size:
+        raise located(ValueError, f"{name}: mask and data must be the same size")
+    if isinstance(mask, Tracer):
+        mask = mask.astype(bool) if mask.dtype == bool else mask != 0
+    else:
+        mask = np.array(mask, dtype=bool)
+    return mask.reshape(a.shape)
+
+
+def _values_of(values, a: Tracer, func) -> Tracer:
+    """``values`` flat, cast into ``a``'s dtype as NumPy casts them: Python and NumPy scalars and
+    lists by value (NumPy itself converts them, raising its errors), arrays only safely. A traced
+    0-d value is taken as the NumPy scalar a reduction or an element read gives."""
+    if isinstance(values, (list, tuple)) and _has_tracer(values):  # NB: NumPy converts a list by value
+        return sequence_as_array(values).astype(a.dtype).reshape(-1)
+    if isinstance(values, Tracer):
+        if values.dtype != a.dtype and values.ndim and not np.can_cast(values.dtype, a.dtype, "safe"):
+            raise located(TypeError, f"Cannot cast array data from {values.dtype!r} to {a.dtype!r} "
+                          "according to the rule 'safe'")
+        return values.astype(a.dtype).reshape(-1)
+    n = int(np.size(values))
+    converted = np.zeros(n, a.dtype)
+    func(converted, np.ones(n, bool), values)  # NB: NumPy's own conversion, into a probe
+    return constant(converted)
+
+
+@implements(np.putmask)
+def putmask(a, mask, values) -> None:
+    """``a[mask] = values`` where the value at each position is ``values.flat[i % len]``, ``i``
+    its C-order index in ``a``: a write through ``a`` (a view included). NumPy reads the mask
+    and the values before it writes, overlapping or not."""
+    a = _written_array(a, "putmask", "putmask: first argument must be an array")
+    mask = _mask_of(mask, a, "putmask")
+    values = _values_of(values, a, np.putmask)
+    if values.size == 0 or a.size == 0:
+        return
+    if values.size != a.size:  # NB: repeated cyclically, in a's C order
+        values = values[np.arange(a.size) % values.size]
+    np.copyto(a, values.reshape(a.shape), where=mask)
+
+
+def _reads_live(x, a: Tracer, dtype) -> bool:
+    """Whether NumPy's np.place reads ``x`` from ``a``'s memory while writing it: it writes a
+    C-contiguous ``a`` directly and reads a C-contiguous ``x`` of the dtype it wants directly."""
+    return (isinstance(x, Tracer) and x.storage is a.storage and x.dtype == dtype and x.flags.c_contiguous
+            and a.flags.c_contiguous and V.overlap(x.header, a.header))
+
+
+@implements(np.place)
+def place(arr, mask, vals) -> None:
+    """The k-th set position of the mask (in ``arr``'s C order) gets ``vals.flat[k % len]``: a
+    write through ``arr``. The positions are a running count of the mask, so a traced mask
+    keeps the write's shape static."""
+    a = _written_array(arr, "place", f"place() argument 1 must be numpy.ndarray, not {type(arr).__name__}")
+    if _reads_live(vals, a, a.dtype) or \
+            _reads_live(mask, a, np.dtype(bool)) and (mask.header.offset, mask.size) != (a.header.offset, a.size):
+        raise located(UnsupportedError, "np.place with a mask or values overlapping the array it writes: "
+                      "NumPy reads them while it writes, so its result depends on its order")
+    mask = _mask_of(mask, a, "place")
+    values = _values_of(vals, a, np.place)
+    if a.size == 0:
+        return
+    if values.size == 0:
+        known = mask.trace.known_value(mask) if isinstance(mask, Tracer) else mask
+        if known is None:
+            raise ConcretizationError("np.place with no values raises exactly when the traced mask selects "
+                                      f"something, which depends on the data\n  at {user_location()}")
+        if known.any():
+            raise located(ValueError, "Cannot insert from an empty array!")
+        return
+    rank = np.cumsum(mask.reshape(-1)) - 1  # NB: the k-th set position takes value k
+    picked = values[rank % values.size]
+    np.copyto(a, picked.reshape(a.shape), where=mask)
+
+
+# --- histograms of several dimensions ----------------------------------------------------
+
+
+def _outer_edges(column: Tracer, limits):
+    """The first and last edge of one dimension, as NumPy chooses them: the range given (checked
+    as NumPy checks it), (0, 1) for no data, else the data's min and max (traced); equal ends
+    are moved half a unit apart. NB: NumPy raises where the data's range is not finite, which
+    only the data can tell: such edges come out NaN or infinite instead."""
+    if limits is not None:
+        first, last = limits
+        if first > last:
+            raise located(ValueError, "max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise located(ValueError, f"supplied range of [{first}, {last}] is not finite")
+    elif column.size == 0:
+        first, last = 0, 1
+    else:
+        return None
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def _dimension_edges(column: Tracer, bins, limits, i: int):
+    """NumPy's edges along dimension ``i``: ``bins + 1`` evenly spaced (NumPy's own linspace of
+    static ends; of the data's min and max, computed in the data's float type as NumPy's
+    linspace does), or the array given."""
+    if np.ndim(bins) == 0:
+        if bins < 1:
+            raise located(ValueError, f"`bins[{i}]` must be positive, when an integer")
+        ends = _outer_edges(column, limits)
+        try:
+            n = operator.index(bins)
+        except TypeError:
+            raise located(TypeError, f"`bins[{i}]` must be an integer, when a scalar") from None
+        if ends is not None:
+            return constant(np.linspace(*ends, n + 1))
+        inexact = result_dtype(column, 1.0)  # NB: integer and bool data have float64 edges
+        return _uniform_edges(column.astype(inexact), n, None)
+    if np.ndim(bins) != 1:
+        raise located(ValueError, f"`bins[{i}]` must be a scalar or 1d array")
+    if isinstance(bins, Tracer):
+        return bins  # NB: NumPy's check that traced edges increase depends on the data: not made
+    edges = np.asarray(bins)
+    if np.any(edges[:-1] > edges[1:]):
+        raise located(ValueError, f"`bins[{i}]` must be monotonically increasing, when an array")
+    return constant(edges)
+
+
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """Counts (float64) over the grid of each dimension's edges, and the edges, as NumPy's:
+    a sample lands in the bin its value sorts into from the right, the last edge counting in
+    the last bin and anything outside or NaN in none. The number of bins must be static."""
+    if isinstance(sample, (Tracer, np.ndarray)) and np.ndim(sample) == 2:
+        s = _arr(sample)
+    else:  # NB: a sequence of D coordinate arrays, or one array of a single dimension
+        s = np.atleast_2d(_arr(sample)).T
+    if s.ndim != 2:
+        raise located(ValueError, "too many values to unpack (expected 2)")
+    if s.dtype.kind == "c":
+        raise located(UnsupportedError, "np.histogramdd of complex values is not supported by elena_jax "
+                      "(NumPy compares them with its complex ordering)")
+    n, d = s.shape
+    try:
+        if len(bins) != d:
+            raise located(ValueError, "The dimension of bins must be equal to the dimension of the sample x.")
+    except TypeError:
+        bins = d * [bins]
+    if range is None:
+        range = (None,) * d
+    elif len(range) != d:
+        raise located(ValueError, "range argument must have one entry per dimension")
+    edges = [_dimension_edges(s[:, i], bins[i], range[i], i) for i in builtins.range(d)]
+    nbin = [e.shape[0] + 1 for e in edges]  # NB: an outlier bin at each end
+    flat = None
+    for i, e in enumerate(edges):
+        column = s[:, i]
+        k = np.searchsorted(e, column, side="right")
+        k = np.where(column == e[-1], k - 1, k)  # NB: the last edge belongs to the last bin
+        flat = k if flat is None else flat * nbin[i] + k
+    if weights is not None:
+        weights = weights if isinstance(weights, Tracer) else np.asarray(weights)
+        if np.ndim(weights) != 1:
+            raise located(ValueError, "object too deep for desired array" if np.ndim(weights) > 1
+                          else "object of too small depth for desired array")
+        if len(weights) != n:
+            raise located(ValueError, "The weights and list don't have the same length.")
+        if not np.can_cast(weights.dtype, np.float64, "safe"):
+            raise located(TypeError, f"Cannot cast array data from {weights.dtype!r} to dtype('float64') "
+                          "according to the rule 'safe'")
+        weights = _arr(weights).astype(np.float64)  # NB: NumPy sums weights in float64
+    size = int(np.prod(nbin))
+    counts = _bincount(flat, weights, size, length=size).astype(np.float64)
+    hist = counts.reshape(nbin)[(slice(1, -1),) * d]
+    if density:
+        total = hist.sum()
+        for i, e in enumerate(edges):
+            shape = [1] * d
+            shape[i] = nbin[i] - 2
+            hist = hist / np.diff(e).reshape(shape)
+        hist = hist / total
+    return hist, edges
+
+
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """``np.histogramdd`` of the points ``(x, y)``, its edges returned apart."""
+    if len(x) != len(y):
+        raise located(ValueError, "x and y must have the same length.")
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):  # NB: one array of edges for both dimensions
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
