@@ -758,6 +758,18 @@ def test_matmul_into_out_checks_as_numpy(f):
     check(f, arr((2, 3)), arr((3, 4), seed=1), arr((2, 4), "int64", seed=2))
 
 
+@pytest.mark.parametrize("f", [lambda a, f, i: np.std(a, axis=-1, out=a[..., 0]),
+                               lambda a, f, i: np.mean(f, axis=1, out=i[:, 0]),
+                               lambda a, f, i: np.std(f, axis=1, out=i[:, 0]),
+                               lambda a, f, i: np.median(f, axis=1, out=i[:, 0]),
+                               lambda a, f, i: np.nansum(f, axis=1, out=i[:, 0]),
+                               lambda a, f, i: np.percentile(f, 50, axis=1, out=i[:, 1])])
+def test_functions_into_out_cast_as_numpy(f):
+    """Each function casts into ``out=`` by its own last ufunc's rule: np.mean divides unsafely into
+    an int array, np.std's square root and np.percentile's interpolation refuse to (UFuncTypeError)."""
+    check(f, arr((2, 3), bool), arr((2, 3)), arr((2, 3), "int64"))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

@@ -637,6 +637,8 @@ def jnp_function(func, name: str | None = None):
         dtypes = _numpy_dtypes(func, args, kwargs)
         if dtypes is None:  # NumPy refuses even one-element stand-ins: its own error, or refuse
             _refuse(func, name, args, kwargs, None)
+        if out is not None:
+            _check_out_cast(func, args, kwargs, out)
         if all(x.size == 0 for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
             return _of_nothing(func, args, kwargs, out)
         jargs, jkwargs = _prepare(name, args, kwargs, dtypes)
@@ -663,6 +665,18 @@ def jnp_function(func, name: str | None = None):
 
     impl.__name__ = name
     return impl
+
+
+def _check_out_cast(func, args, kwargs, out) -> None:
+    """NumPy's own error for writing the result into ``out`` (np.std of bools into a bool array
+    is a UFuncTypeError: its last ufunc casts same_kind), from stand-ins and an ``out`` of its dtype."""
+    check_out_array(out, "output must be an array")
+    try:
+        r = _run_numpy(func, args, kwargs)
+    except Exception:  # noqa: BLE001 (refusals are raised, with NumPy's errors, by the call itself)
+        return
+    if not isinstance(r, (tuple, list)):
+        _run_numpy(func, args, {**kwargs, "out": np.empty(np.shape(r), out.dtype)})
 
 
 def _returned(name: str, results: list[Tracer], out, multiple: bool):
