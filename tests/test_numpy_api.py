@@ -816,6 +816,16 @@ def test_sort_nan_and_signed_zero(name, dt):
     check(lambda a: (f(a, axis=1), f(a, axis=0), f(a.T, axis=0)), a)
 
 
+@pytest.mark.parametrize("dt", ["complex128", "complex64"])
+def test_sort_of_complex_numbers_puts_nans_in_numpys_order(dt):
+    """NumPy sorts complex NaNs last as ``[R + Rj, R + nanj, nan + Rj, nan + nanj]``."""
+    nan = np.nan
+    a = np.array([[1 + 2j, complex(nan, 1), complex(1, nan), 0.5j, complex(nan, nan), 1 + 1j, complex(0, nan), -1],
+                  [2, 1j, -1j, complex(nan, -1), 3 + 0j, complex(2, nan), 1, 0]], dt)
+    check(lambda a: (np.sort(a, axis=-1), np.argsort(a, axis=1, kind="stable"), np.sort(a.T, axis=0),
+                     np.sort(a, axis=None), (a.sort(axis=0), a)[1]), a)
+
+
 def test_round_half_even():
     a = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.25, 0.35, 1.25, -0.125, 12.5])
     check(lambda a: (np.round(a), np.round(a, 1), np.round(a, 2), np.rint(a), np.round(a * 10, -1)), a)

@@ -496,7 +496,34 @@ def _complex_argreduce(x, name: str, axis, keepdims: bool):
 
 @rule("sort")
 def sort(ins, outs, axis, kind=None):
-    return [jnp.sort(ins[0], axis=axis, stable=True)]
+    return [_sort(jnp.asarray(ins[0]), axis=axis)]
+
+
+def _sort(a, axis=-1, **kwargs):
+    """NumPy's sort; of complex numbers NumPy's order, NaNs last as
+    ``[R + Rj, R + nanj, nan + Rj, nan + nanj]`` (JAX's puts ``R + nanj`` among the numbers)."""
+    if a.dtype.kind != "c":
+        return jnp.sort(a, axis=axis, **kwargs)
+    return _complex_sorted(a, axis, a)
+
+
+def _argsort(a, axis=-1, **kwargs):
+    if a.dtype.kind != "c":
+        return jnp.argsort(a, axis=axis, **kwargs)
+    return _complex_sorted(a, axis, None)
+
+
+def _complex_sorted(a, axis, values):
+    """``values`` (else the positions along ``axis``) ordered as NumPy orders complex ``a``: by
+    a NaN real part, a NaN imaginary part, then real and imaginary parts (stable)."""
+    if axis is None:
+        a, values, axis = a.reshape(-1), None if values is None else values.reshape(-1), 0
+    axis = axis % a.ndim
+    re, im = lax.real(a), lax.imag(a)
+    re_nan, im_nan = jnp.isnan(re), jnp.isnan(im)
+    keys = (re_nan, im_nan, jnp.where(re_nan, 0, re), jnp.where(im_nan, 0, im))
+    carried = lax.broadcasted_iota(np.int64, a.shape, axis) if values is None else values
+    return lax.sort((*keys, carried), dimension=axis, is_stable=True, num_keys=4)[-1]
 
 
 # --- the generic op: jax.numpy.<name> ----------------------------------------------------
@@ -550,7 +577,7 @@ def _vander(x, N=None, increasing=False):
 
 
 # Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
-NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander}
+NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort}
 
 
 def resolve(name: str):
