@@ -770,6 +770,12 @@ def test_functions_into_out_cast_as_numpy(f):
     check(f, arr((2, 3), bool), arr((2, 3)), arr((2, 3), "int64"))
 
 
+@pytest.mark.parametrize("k", [0, -1, -3, 3, 2])
+def test_split_sections_errors_are_numpys(k):
+    """np.split(a, 0) is NumPy's ZeroDivisionError (it takes n % 0), a negative count array_split's."""
+    check(lambda a: np.split(a, k), arr((4,)))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

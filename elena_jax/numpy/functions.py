@@ -925,9 +925,9 @@ def _split(indices_fn):
 
 
 def _equal_sections(n, k):
-    if k <= 0 or n % k:
+    if n % k:  # NB: as NumPy: 0 sections is its ZeroDivisionError, negative ones array_split's error
         raise located(ValueError, "array split does not result in an equal division")
-    return [n // k * i for i in range(1, k)]
+    return _array_sections(n, k)
 
 
 def _array_sections(n, k):
