@@ -776,6 +776,12 @@ def test_split_sections_errors_are_numpys(k):
     check(lambda a: np.split(a, k), arr((4,)))
 
 
+def test_reduceat_copies_a_lone_element():
+    """A segment of one element is that element, as NumPy copies it (hypot and gcd would drop its sign)."""
+    check(lambda a: (np.hypot.reduceat(a, [0, 1, 3]), np.gcd.reduceat(a.astype(np.int64), [0, 2, 3]),
+                     np.add.reduceat(a.astype(np.int8), [0, 1, 3])), np.array([-3.0, 4.0, -5.0, 2.0]))
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

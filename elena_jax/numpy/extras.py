@@ -440,7 +440,8 @@ Tracer.flat = property(_Flat)
 
 def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     """``ufunc.reduceat`` with static indices: each segment ``[i, j)`` reduced, ``a[i]`` itself
-    where ``j <= i``, as NumPy defines it; the segments joined along ``axis``."""
+    where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied, so
+    ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
         known = indices.trace.known_value(indices)
         if known is None:
@@ -459,7 +460,7 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     ends = list(idx[1:]) + [n]
     parts = []
     for i, j in zip(idx, ends):
-        seg = np.take(a, [int(i)], axis=axis) if j <= i else \
+        seg = np.take(a, [int(i)], axis=axis) if j <= i + 1 else \
             ufunc.reduce(np.take(a, np.arange(i, j), axis=axis), axis=axis, dtype=dtype, keepdims=True)
         parts.append(seg if dtype is None else seg.astype(dtype))
     result = np.concatenate(parts, axis=axis)
