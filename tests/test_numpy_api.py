@@ -782,6 +782,14 @@ def test_reduceat_copies_a_lone_element():
                      np.add.reduceat(a.astype(np.int8), [0, 1, 3])), np.array([-3.0, 4.0, -5.0, 2.0]))
 
 
+@pytest.mark.parametrize("dt", ["complex128", "complex64"])
+def test_nanargmin_nanargmax_of_complex_numbers(dt):
+    """NumPy replaces a NaN in either part by +-inf, then orders complex numbers real part first."""
+    a = np.array([[1 + 2j, complex(np.nan, 1), 1 + 1j, -1j], [complex(0, np.nan), 2, 2 - 1j, 3j]], dt)
+    check(lambda a: (np.nanargmin(a, axis=1), np.nanargmax(a, axis=0), np.nanargmin(a), np.nanargmax(a, axis=1,
+                                                                                                  keepdims=True)), a)
+
+
 def test_take_along_axis_of_one_element():
     """The indices along an axis of one are all 0 (NumPy's dtype probe must not try index 1)."""
     check(lambda a: np.take_along_axis(a[:1], np.argsort(a[:1], axis=0), axis=0), arr((3, 4), "int64"))

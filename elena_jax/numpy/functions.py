@@ -729,7 +729,7 @@ GENERIC = [
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
-    "nancumsum", "nancumprod", "nanargmax", "nanargmin", "percentile", "quantile", "average", "count_nonzero",
+    "nancumsum", "nancumprod", "percentile", "quantile", "average", "count_nonzero",
     "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
@@ -772,6 +772,23 @@ def delete(arr, obj, axis=None):
     keep = np.delete(np.arange(shape_of(a)[axis]).reshape(line), obj, axis).reshape(-1)
     return np.take(a, keep, axis=axis)
 
+
+def _nan_arg(func, fill: float, base):
+    """``np.nanargmin`` / ``nanargmax``; of complex numbers (which jax.numpy's refuses) NumPy's way:
+    a NaN in either part replaced by ``fill`` (+inf, -inf), then the complex arg-reduction."""
+    generic = jnp_function(func)
+
+    def impl(a, axis=None, out=None, *, keepdims=False):
+        if isinstance(a, Tracer) and a.dtype.kind == "c":
+            return base(np.where(np.isnan(a), fill, a), axis=axis, out=out, keepdims=keepdims)
+        return generic(a, axis=axis, out=out, keepdims=keepdims)
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+implements(np.nanargmin)(_nan_arg(np.nanargmin, np.inf, np.argmin))
+implements(np.nanargmax)(_nan_arg(np.nanargmax, -np.inf, np.argmax))
 
 _median = jnp_function(np.median)
 
