@@ -16,10 +16,10 @@ shape (or whether they raise) depends on the data raise ConcretizationError.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
+import test_numpy_api as numpy_api
+from test_numpy_api import SPECIAL, arr
 
 import elena_jax
 
@@ -28,75 +28,9 @@ REALS = ["float64", "float32", "int32", "uint8", "bool"]
 ALL = REALS + ["complex128"]
 
 
-def arr(shape=(3, 4), dtype="float64", seed=0):
-    """Small values with signs, zeros and exact halves (complex: quarter steps in both parts)."""
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "u":
-        return rng.integers(0, 13, shape).astype(dtype)
-    if dtype.kind == "i":
-        return rng.integers(-6, 7, shape).astype(dtype)
-    if dtype.kind == "c":
-        return (rng.integers(-8, 9, shape) / 4 + 1j * rng.integers(-8, 9, shape) / 4).astype(dtype)
-    return (rng.integers(-12, 13, shape) / 4).astype(dtype)
-
-
-SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 1e300, -1e-300, 2.0, 0.5, -1.0])
-
-
-# --- the oracle comparison ---------------------------------------------------------------
-
-
-def assert_same(got, want, what="result"):
-    """``got`` is NumPy's ``want``: the same containers, Python scalars where NumPy gives them
-    (a 0-d traced array where NumPy's Python bool depends on the data), dtypes, shapes, values."""
-    if isinstance(want, (list, tuple)):
-        assert type(got) is type(want), f"{what}: {type(got).__name__} != NumPy's {type(want).__name__}"
-        assert len(got) == len(want), f"{what}: length {len(got)} != NumPy's {len(want)}"
-        for k, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, f"{what}[{k}]")
-        return
-    if want is None:
-        assert got is None, f"{what}: {got!r} != NumPy's None"
-        return
-    if isinstance(want, (bool, int, float)) and not isinstance(want, np.generic):
-        assert not hasattr(got, "dtype") or np.ndim(got) == 0, f"{what}: {got!r} != NumPy's {want!r}"
-    got, want = np.asarray(got), np.asarray(want)
-    assert want.dtype.kind in "biufc", f"{what}: unexpected NumPy result {want!r}"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != NumPy's {want.dtype}"
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != NumPy's {want.shape}"
-    if want.dtype.kind in "fc":
-        rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-12
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * 1e-3, equal_nan=True, err_msg=what)
-        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN positions")
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
-
-
 def check(f, *args, jit=False):
-    """Run ``f`` with NumPy and with elena_jax on copies; compare results and arguments after the
-    call. Where NumPy raises, elena_jax raises the same type and leaves the arguments as they were."""
-    np_args = copy.deepcopy(args)
-    try:
-        with np.errstate(all="ignore"):
-            want = f(*np_args)
-    except Exception as e:
-        ej_args = copy.deepcopy(args)
-        with pytest.raises(type(e)):
-            elena_jax.functionalize(f, jit=jit)(*ej_args)
-        for g, w in zip(ej_args, args):
-            if isinstance(w, np.ndarray):
-                assert_same(g, w, "argument after a failing call")
-        return e
-    ej_args = copy.deepcopy(args)
-    got = elena_jax.functionalize(f, jit=jit)(*ej_args)
-    assert_same(got, want)
-    for k, (g, w) in enumerate(zip(ej_args, np_args)):
-        if isinstance(w, np.ndarray):
-            assert_same(g, w, f"argument {k} after the call")
-    return want
+    """tests/test_numpy_api.py's oracle comparison, the absolute tolerance not scaled by magnitude."""
+    return numpy_api.check(f, *args, jit=jit, scaled_atol=False)
 
 
 def refuses(f, *args, exc=elena_jax.ConcretizationError, match=None):
