@@ -537,8 +537,10 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
         period = jnp.abs(period)
         x, xp = x % period, xp % period
         order = jnp.argsort(xp, stable=True)
-        xp, fp = jnp.concatenate([xp[order][-1:] - period, xp[order], xp[order][:1] + period]), fp[order]
-        fp, left, right = jnp.concatenate([fp[-1:], fp, fp[:1]]), None, None
+        xp, fp = xp[order], fp[order]
+        xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+        left = right = None
     n = xp.shape[0]
     if n == 1:  # NB: NumPy's own case: a NaN x gets fp[0]
         v = jnp.broadcast_to(fp[0], x.shape)

@@ -759,18 +759,25 @@ for _f in (np.tril, np.triu):
     implements(_f)(_triangle(_f))
 
 
+def _take_positions(select, a, axis):
+    """``a`` (flattened where ``axis`` is None) at the positions along the axis that NumPy's
+    ``select(positions, axis)`` keeps: it runs on the positions laid along the axis of an array of
+    ``a``'s rank, so its errors and messages are NumPy's own."""
+    a = a if isinstance(a, Tracer) else np.asarray(a)
+    a = np.ravel(a) if axis is None else a
+    axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    line = [1] * a.ndim
+    line[axis] = -1
+    return np.take(a, select(np.arange(a.shape[axis]).reshape(line), axis).reshape(-1), axis=axis)
+
+
 @implements(np.delete)
 def delete(arr, obj, axis=None):
     """The elements kept, taken: NumPy decides which from the length alone (jax.numpy.delete wants
     its indices concrete, and an operand's are traced)."""
     if _has_tracer(obj):
         raise ConcretizationError(f"np.delete with traced indices has a data-dependent shape\n  at {user_location()}")
-    a = np.ravel(arr) if axis is None else arr
-    axis = 0 if axis is None else V.normalize_axis(axis, np.ndim(a))
-    line = [1] * np.ndim(a)
-    line[axis] = -1  # NB: the positions along the axis, in an array of a's rank: NumPy's own messages
-    keep = np.delete(np.arange(shape_of(a)[axis]).reshape(line), obj, axis).reshape(-1)
-    return np.take(a, keep, axis=axis)
+    return _take_positions(lambda positions, ax: np.delete(positions, obj, ax), arr, axis)
 
 
 def _nan_arg(func, fill: float, base):
@@ -981,13 +988,8 @@ def compress(condition, a, axis=None, out=None):
     raises its errors, on the positions along the axis). A traced condition depends on the data."""
     if _has_tracer(condition):
         data_dependent()
-    a = a if isinstance(a, Tracer) else np.asarray(a)
-    a = np.ravel(a) if axis is None else a
-    axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
-    line = [1] * a.ndim
-    line[axis] = -1
-    keep = np.compress(condition, np.arange(a.shape[axis]).reshape(line), axis).reshape(-1)
-    return _returned("compress", [np.take(a, keep, axis=axis)], out, False)
+    kept = _take_positions(lambda positions, ax: np.compress(condition, positions, ax), a, axis)
+    return _returned("compress", [kept], out, False)
 
 
 @implements(np.shape)
