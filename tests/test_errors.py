@@ -324,3 +324,30 @@ def test_histogram_of_complex_values_is_refused():
     comparisons (counts [1, 1, 1, 1] where the real parts give [2, 0, 1, 1]): refused, not guessed."""
     z = np.array([0.79 - 0.16j, -0.2 + 0.63j, 0.43 + 0.07j, -0.51 - 0.82j])
     fails(lambda z: np.histogram(z, bins=4), z, exc=elena_jax.UnsupportedError, match="histogram of complex")
+
+
+OUTSIDE = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda a: a + np.random.rand(*a.shape),  # NB: once crashed the process (a traced array handed to compiled code)
+    lambda a: a + np.random.normal(size=a.shape),
+    lambda a: a * np.random.default_rng(0).random(a.shape),
+    lambda a: a + OUTSIDE.normal(size=a.shape),  # NB: a Generator made outside: compiled methods
+    lambda a: a + np.random.RandomState(0).rand(*a.shape),
+    lambda a: a[OUTSIDE.permutation(a.shape[0])],
+])
+def test_random_draws_are_refused_not_frozen(draw):
+    state = OUTSIDE.bit_generator.state
+    err = fails(draw, np.ones(4), exc=elena_jax.UnsupportedError, match="random numbers")
+    assert "pass them in" in str(err) and OUTSIDE.bit_generator.state == state
+    assert isinstance(np.random.rand(2), np.ndarray) and isinstance(OUTSIDE.normal(size=2), np.ndarray)  # NB: restored
+
+
+def test_random_numbers_passed_in_and_generators_as_values_are_fine():
+    def f(a, noise):
+        assert isinstance(OUTSIDE, np.random.Generator)
+        a += noise
+        return a
+
+    check_against_numpy(f, np.ones(4), np.random.default_rng(1).normal(size=4))

@@ -8,7 +8,7 @@ read from the rule tables themselves so it cannot go stale.
 from __future__ import annotations
 
 from ..tracer import FUNCTIONS, UFUNCS
-from . import creation, extras, functions, indexing, methods, ufuncs  # noqa: F401 (registration)
+from . import creation, extras, functions, indexing, methods, random, ufuncs  # noqa: F401 (registration)
 from .creation import intercepting
 
 _SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")

@@ -62,6 +62,10 @@ def render() -> str:
     lines.append(f"{len(names)} NumPy names traced in all.\n")
     lines.append("## Recognised and refused: output shape depends on the data (ConcretizationError)\n")
     lines.append(", ".join(f"`{n.removeprefix('numpy.')}`" for n in sorted(refused)) + "\n")
+    lines.append("## Refused: random numbers (UnsupportedError)\n")
+    lines.append("`numpy.random` (its functions, and the methods of a `Generator` or `RandomState` made outside "
+                 "the function): traced, a draw would be compiled in as constants, the same numbers on every "
+                 "call. Draw them outside and pass them in, or use `jax.random` with a key argument.\n")
     return "\n".join(lines)
 
 

@@ -234,13 +234,20 @@ _lock = threading.Lock()
 _depth = 0
 
 
+def traced_user_call(depth: int = 1) -> bool:
+    """Whether a trace is active on this thread and the Python frame ``depth`` levels up (the
+    caller's, or the Python caller of compiled code in between) is user code."""
+    if current_trace() is None:
+        return False
+    caller = sys._getframe(depth + 1).f_code.co_filename
+    return not caller.startswith(_SKIPPED) and "/jax/" not in caller
+
+
 def _dispatcher(original, impl):
     @functools.wraps(original)
     def dispatch(*args, **kwargs):
-        if current_trace() is not None:
-            caller = sys._getframe(1).f_code.co_filename
-            if not caller.startswith(_SKIPPED) and "/jax/" not in caller:
-                return impl(*args, **kwargs)
+        if traced_user_call():
+            return impl(*args, **kwargs)
         return original(*args, **kwargs)
 
     return dispatch
@@ -249,7 +256,12 @@ def _dispatcher(original, impl):
 def intercept(module, name: str, impl) -> None:
     """While tracing, route ``module.name`` (called from user code) to ``impl``."""
     original = getattr(module, name)
-    _TARGETS[(module, name)] = (original, _dispatcher(original, impl))
+    replace(module, name, _dispatcher(original, impl))
+
+
+def replace(module, name: str, value) -> None:
+    """While tracing, bind ``module.name`` to ``value`` (which decides itself who sees what)."""
+    _TARGETS[(module, name)] = (getattr(module, name), value)
 
 
 for _name, _impl in CREATION.items():
