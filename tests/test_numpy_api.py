@@ -790,6 +790,14 @@ def test_reduceat_copies_a_lone_element():
                      np.add.reduceat(a.astype(np.int8), [0, 1, 3])), np.array([-3.0, 4.0, -5.0, 2.0]))
 
 
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.logical_or])
+@pytest.mark.parametrize("dt", ["uint8", "bool", "int16"])
+def test_reduceat_of_lone_elements_has_the_reductions_dtype(ufunc, dt):
+    """np.add.reduceat of uint8 is uint64 even where every segment is one element, copied."""
+    check(lambda a: (ufunc.reduceat(a, [3], axis=0), ufunc.reduceat(a, [0, 1, 2])),
+          np.arange(20).reshape(4, 5).astype(dt))
+
+
 @pytest.mark.parametrize("dt", ["complex128", "complex64"])
 def test_nanargmin_nanargmax_of_complex_numbers(dt):
     """NumPy replaces a NaN in either part by +-inf, then orders complex numbers real part first."""

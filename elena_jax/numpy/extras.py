@@ -458,11 +458,12 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if bad.size:
         raise located(IndexError, f"index {bad[0]} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
     ends = list(idx[1:]) + [n]
+    kind = ufunc.reduceat(np.ones(1, a.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
     parts = []
     for i, j in zip(idx, ends):
         seg = np.take(a, [int(i)], axis=axis) if j <= i + 1 else \
             ufunc.reduce(np.take(a, np.arange(i, j), axis=axis), axis=axis, dtype=dtype, keepdims=True)
-        parts.append(seg if dtype is None else seg.astype(dtype))
+        parts.append(seg.astype(kind))
     result = np.concatenate(parts, axis=axis)
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)
