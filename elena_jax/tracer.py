@@ -214,6 +214,11 @@ class Tracer:
     def dtype(self) -> np.dtype:
         return self.storage.dtype
 
+    @dtype.setter
+    def dtype(self, dtype) -> None:
+        raise UnsupportedError(f"assigning ndarray.dtype (a reinterpreting view) is not supported by elena_jax"
+                               f"\n  at {user_location()}")
+
     @property
     def shape(self) -> tuple[int, ...]:
         return self.header.shape
@@ -293,6 +298,23 @@ class Tracer:
 
     def __index__(self):
         return self._concrete("using an array as a Python index")
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise TypeError("unsupported format string passed to numpy.ndarray.__format__")
+        return self._concrete(f"format() with {spec!r}")
+
+    def __round__(self, ndigits=None):
+        if not self.scalar:  # NB: as NumPy: only its scalars round
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        if ndigits is None:
+            return self._concrete("round() to a Python int")
+        return np.round(self, ndigits)
+
+    def __deepcopy__(self, memo) -> Tracer:
+        return HOOKS["copy"](self)
 
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array (lut[t]: make the table

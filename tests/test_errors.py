@@ -351,3 +351,18 @@ def test_random_numbers_passed_in_and_generators_as_values_are_fine():
         return a
 
     check_against_numpy(f, np.ones(4), np.random.default_rng(1).normal(size=4))
+
+
+def test_python_formatting_and_rounding_of_traced_values():
+    """f"{x:.2f}" needs the value (NumPy's TypeError for arrays); round() of an array is NumPy's TypeError."""
+    fails(lambda a: f"{a.sum():.2f}", np.ones(3), exc=elena_jax.ConcretizationError, match="format")
+    fails(lambda a: round(a[0]), np.ones(3), exc=elena_jax.ConcretizationError, match="round")
+    with pytest.raises(TypeError, match="unsupported format string"):
+        elena_jax.functionalize(lambda a: format(a, ".2f"))(np.ones(3))
+    with pytest.raises(TypeError, match="__round__"):
+        elena_jax.functionalize(lambda a: round(a, 1))(np.ones(3))
+    assert elena_jax.functionalize(lambda a: (f"{a}", a)[1])(np.ones(3)).shape == (3,)  # NB: str() is fine
+
+
+def test_assigning_dtype_is_refused_with_the_line():
+    fails(lambda a: setattr(a, "dtype", np.int64), np.ones(3), exc=elena_jax.UnsupportedError, match="dtype")

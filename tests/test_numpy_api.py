@@ -1189,3 +1189,15 @@ def test_docs_entry_point_writes_page(tmp_path):
     from elena_jax.numpy import _docs
 
     assert target.read_text() == _docs.render()
+
+
+def test_python_copy_and_round_protocols():
+    """copy.deepcopy of an array is a copy (it deep-copied the tracer's trace); round() of an element
+    with digits is NumPy's scalar round."""
+    def f(a):
+        d = copy.deepcopy(a)
+        d[0] = -1.0
+        s = copy.copy(a[1:])
+        s *= 2
+        return d, round(a[1], 1), round(a[2, 0], -1), a
+    check(f, arr((3, 4), high=100.0))
