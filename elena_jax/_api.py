@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import inspect
 import threading
+import types
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -100,6 +101,10 @@ class Functionalized:
         except (TypeError, ValueError):
             self._params = []
 
+    def __get__(self, instance, owner=None):
+        """A method: the instance is bound as the first argument (static, like any non-array)."""
+        return self if instance is None else types.MethodType(self, instance)
+
     # -- signature --------------------------------------------------------------
 
     def _split(self, args, kwargs):
@@ -127,13 +132,16 @@ class Functionalized:
                 leaves.append(leaf)
             else:
                 value = leaf.value if isinstance(leaf, _Static) else leaf
+                static_type = type(value)
+                if static_type is slice:  # NB: not hashable before Python 3.12; _Arguments rebuilds it
+                    value = (value.start, value.stop, value.step)
                 try:
                     hash(value)
                 except TypeError:
                     raise TypeError(
                         f"an argument of type {type(value).__name__} is neither an array nor hashable; "
                         "make it an array or a static argument (a tuple, number or string)") from None
-                key.append(("static", type(value), value))
+                key.append(("static", static_type, value))
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories
@@ -304,7 +312,7 @@ class _Arguments:
                 members.setdefault(k[4][1], []).append(path)
         for k in key:
             if k[0] == "static":
-                self.tracers.append(k[2])
+                self.tracers.append(slice(*k[2]) if k[1] is slice else k[2])
                 continue
             shape, dtype, writeable, weak, *alias = k
             check_dtype_supported(dtype)

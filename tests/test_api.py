@@ -285,6 +285,34 @@ def test_static_argnums_and_non_hashable_arguments():
         elena_jax.functionalize(lambda x, o: x)(np.ones(2), Opaque())
 
 
+def test_slice_arguments_are_static():
+    def f(x, where):
+        x[where] = 0
+        return x
+
+    g = elena_jax.functionalize(f)
+    for where in (slice(1, 3), slice(None, None, -2), slice(1, 3)):
+        a, b = np.arange(5.0), np.arange(5.0)
+        np.testing.assert_array_equal(g(a, where), f(b, where))
+        np.testing.assert_array_equal(a, b)
+    assert len(g._cache) == 2
+
+
+def test_a_functionalized_method_binds_its_instance():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @elena_jax.functionalize
+        def apply(self, x):
+            x[::2] *= self.k
+            return x.sum()
+
+    x = np.ones(4)
+    assert float(Scaler(3.0).apply(x)) == 8.0 and x.tolist() == [3.0, 1.0, 3.0, 1.0]
+    assert isinstance(Scaler.apply, elena_jax._api.Functionalized)
+
+
 def test_grad_through_pure_sees_the_in_place_update():
     def step(w, g):
         w[:2] -= 0.1 * g[:2]
