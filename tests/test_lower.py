@@ -276,6 +276,20 @@ def test_regression_xla_crash_on_and_or_of_narrowed_signed_integers():
     check_against_numpy(narrowed_bits, rng.integers(-2**40, 2**40, 10), rng.integers(-2**40, 2**40, 10))
 
 
+def shifted_twice_beside_another_shift(b, c):
+    b[2:0:-1] <<= 3
+    b <<= 1
+    return b, c << 0
+
+
+@pytest.mark.parametrize("dt", ["int32", "uint8", "int64"])
+def test_regression_xla_crash_on_shifts_in_two_fusions(dt):
+    """jaxlib 0.10.2's XLA:CPU segfaulted running these shifts compiled together (general fuzz
+    seed 4249; every shift kind and integer type): shifts are kept the roots of their fusions."""
+    check_against_numpy(shifted_twice_beside_another_shift, np.array([7, 11, 7], dt),
+                        np.array([[15, 9, 7, 2, 18]], dt))
+
+
 def filled_gather_cumsum(a):
     a.fill(2)
     r = a.T[[0, -1]]
