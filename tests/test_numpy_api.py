@@ -1201,3 +1201,18 @@ def test_python_copy_and_round_protocols():
         s *= 2
         return d, round(a[1], 1), round(a[2, 0], -1), a
     check(f, arr((3, 4), high=100.0))
+
+
+@pytest.mark.parametrize("dt, ufunc, value", [
+    ("uint16", np.minimum, -2), ("uint16", np.add, -2), ("uint16", np.add, 70000), ("int8", np.add, 300),
+    ("int8", np.maximum, -200), ("uint16", np.add, 1.5), ("float32", np.add, 0.1), ("float32", np.add, 1e-4),
+    ("float16", np.multiply, 1 / 3), ("float32", np.subtract, 0.5), ("bool", np.add, -1), ("int32", np.add, 2**70)])
+def test_ufunc_at_takes_a_python_number_as_an_array_and_casts_back_after_every_update(dt, ufunc, value):
+    """As NumPy: the number is converted as np.asarray converts it (int64, float64; -2 into uint16
+    wraps), the loop is their promotion, and every update is cast back into the array: with a
+    repeated index, x[0] + 1.5 + 1.5 on uint16 is 12, and float32 + 0.1 rounds at every step."""
+    def f(a):
+        ufunc.at(a, [0, 0, 2, 0], value)
+        return a
+
+    check(f, np.array([10, 15, 9, 1.25]).astype(dt))

@@ -435,11 +435,15 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
     x = jnp.asarray(ins[0])
     arrays = ins[1 : 1 + n_key]
     k = build_key(key, arrays)
-    if name in _AT and len(ins) > 1 + n_key:
+    # NB: NumPy casts back into x after every update; one scatter, cast once, agrees where the loop
+    # is x's own type or both are integers (wrapping is modular); else x[0] += 1.5 twice on uint16
+    # is 12, not 13, and the updates go one at a time
+    one_scatter = np.dtype(loop[0]) == x.dtype or x.dtype.kind in "iu" and np.dtype(loop[0]).kind in "iu"
+    if name in _AT and len(ins) > 1 + n_key and one_scatter:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         ref = x.astype(loop[0]).at[k]
         return [getattr(ref, _AT[name])(value).astype(x.dtype)]
-    if name == "subtract":
+    if name == "subtract" and one_scatter:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
     return [_sequential_at(x, k, name, loop, ins[1 + n_key :])]

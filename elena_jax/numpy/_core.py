@@ -81,14 +81,15 @@ def result_dtype(*xs: Any) -> np.dtype:
     return np.result_type(*[x if not isinstance(x, Tracer) else x.dtype for x in xs])
 
 
-def _holds_tracer(x: Any) -> bool:
-    return isinstance(x, Tracer) or isinstance(x, (list, tuple)) and any(_holds_tracer(v) for v in x)
+def has_tracer(x: Any) -> bool:
+    """Whether ``x`` is traced or a (nested) list or tuple holding a traced value."""
+    return isinstance(x, Tracer) or isinstance(x, (list, tuple)) and any(has_tracer(v) for v in x)
 
 
 def sequence_as_array(x: Any) -> Any:
     """A (nested) list or tuple holding traced values as one traced array, as NumPy's
     ``np.asarray`` of it; anything else unchanged."""
-    if isinstance(x, (list, tuple)) and _holds_tracer(x):
+    if isinstance(x, (list, tuple)) and has_tracer(x):
         from .creation import array  # NB: creation imports this module
 
         return array(x)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import _SKIPPED, ConcretizationError, user_location
 from ..tracer import Tracer, current_trace
-from ._core import fresh, implements, laid_out, like_order, memory_order, result_dtype, trace_of
+from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
 
 CREATION: dict[str, callable] = {}
 
@@ -137,7 +137,7 @@ def _constant_or_traced(name):
     constant_impl = _constant_function(name)
 
     def impl(*args, **kwargs):
-        if _has_tracer(list(args) + list(kwargs.values())):
+        if has_tracer(list(args) + list(kwargs.values())):
             from ..tracer import FUNCTIONS
 
             return FUNCTIONS[ORIGINALS[name]](*args, **kwargs)
@@ -158,12 +158,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         return traced_linspace(start, stop, num, endpoint, retstep, dtype, axis)
     out = ORIGINALS["linspace"](start, stop, num, endpoint, retstep, dtype, axis)
     return (constant(out[0]), out[1]) if retstep else constant(out)
-
-
-def _has_tracer(obj) -> bool:
-    if isinstance(obj, Tracer):
-        return True
-    return isinstance(obj, (list, tuple)) and any(_has_tracer(x) for x in obj)
 
 
 def leaves(obj):
@@ -187,9 +181,9 @@ def _assemble(obj, dtype, order="K"):
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     if isinstance(obj, Tracer) and not copy and (dtype is None or np.dtype(dtype) == obj.dtype):
         out = obj  # NB: NumPy 2's copy=False / copy=None return the array itself when they can
-    elif copy is False and _has_tracer(obj):
+    elif copy is False and has_tracer(obj):
         raise ValueError(f"Unable to avoid copy while creating an array as requested.\n  at {user_location()}")
-    elif _has_tracer(obj):
+    elif has_tracer(obj):
         if dtype is None:  # NB: in array coercion Python scalars are not weak
             dtype = result_dtype(*[x if isinstance(x, Tracer) else np.asarray(x).dtype
                                    for x in leaves(obj)])

@@ -24,9 +24,9 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
-from ._core import implements, laid_out, result_dtype, sequence_as_array, shape_of
+from ._core import has_tracer, implements, laid_out, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
-from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _has_tracer, _returned, jnp_function
+from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
@@ -48,7 +48,7 @@ def _quantile(func):
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         if method == "nearest" or kwargs.get("interpolation") == "nearest":
             raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
-        qs = None if _has_tracer(q) else np.true_divide(q, 100) if percent else np.asanyarray(q)
+        qs = None if has_tracer(q) else np.true_divide(q, 100) if percent else np.asanyarray(q)
         if not (isinstance(a, Tracer) and a.dtype.kind in "iu" and a.size and method == "linear" and not kwargs
                 and qs is not None and qs.dtype.kind == "f" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
@@ -860,7 +860,7 @@ def _values_of(values, a: Tracer, func) -> Tracer:
     """``values`` flat, cast into ``a``'s dtype as NumPy casts them: Python and NumPy scalars and
     lists by value (NumPy itself converts them, raising its errors), arrays only safely. A traced
     0-d value is taken as the NumPy scalar a reduction or an element read gives."""
-    if isinstance(values, (list, tuple)) and _has_tracer(values):  # NB: NumPy converts a list by value
+    if isinstance(values, (list, tuple)) and has_tracer(values):  # NB: NumPy converts a list by value
         return sequence_as_array(values).astype(a.dtype).reshape(-1)
     if isinstance(values, Tracer):
         if values.dtype != a.dtype and values.ndim and not np.can_cast(values.dtype, a.dtype, "safe"):

@@ -22,6 +22,7 @@ from ._core import (
     check_out_array,
     dtype_of,
     fresh,
+    has_tracer,
     implements,
     laid_out,
     like_order,
@@ -558,11 +559,11 @@ def _prepare(name, args, kwargs, dtypes):
     """Operands as JAX must see them for NumPy's answer (see the tables above)."""
     args = list(args)
     for i, a in enumerate(args):
-        if (name, i) in LIST_AS_ARRAY and isinstance(a, (list, tuple)) and not _has_tracer(a):
+        if (name, i) in LIST_AS_ARRAY and isinstance(a, (list, tuple)) and not has_tracer(a):
             args[i] = np.asarray(a)
         elif name in BOOL_AS_INT and i < 2 and isinstance(a, (int, float, complex)):
             args[i] = np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
-    kwargs = {k: np.asarray(v) if (name, k) in LIST_AS_ARRAY and isinstance(v, (list, tuple)) and not _has_tracer(v)
+    kwargs = {k: np.asarray(v) if (name, k) in LIST_AS_ARRAY and isinstance(v, (list, tuple)) and not has_tracer(v)
               else v for k, v in kwargs.items()}
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
@@ -584,7 +585,7 @@ def _prepare(name, args, kwargs, dtypes):
             to = np.finfo(target).dtype if target.kind == "c" and x.dtype.kind != "c" else target
             if _widens(x.dtype, to, name) or name in PROMOTING and x.dtype != to:
                 return x.astype(to)
-        if isinstance(x, list) and _has_tracer(x):
+        if isinstance(x, list) and has_tracer(x):
             return [convert(v) for v in x]
         return x
 
@@ -598,10 +599,6 @@ def _widens(dtype: np.dtype, target: np.dtype, name: str) -> bool:
     if dtype.kind in "biu":
         return True
     return name in FLOAT_COMPUTE and dtype.kind == target.kind and dtype.itemsize < target.itemsize
-
-
-def _has_tracer(obj) -> bool:
-    return isinstance(obj, Tracer) or isinstance(obj, (list, tuple)) and any(_has_tracer(v) for v in obj)
 
 
 def _static_repeats(args, kwargs):
@@ -648,7 +645,7 @@ def jnp_function(func, name: str | None = None):
             if isinstance(x, Tracer) or isinstance(x, np.ndarray):
                 operands.append(x)
                 return ("arr", len(operands) - 1)
-            if isinstance(x, (list, tuple)) and _has_tracer(x):  # NB: nested, as np.block's
+            if isinstance(x, (list, tuple)) and has_tracer(x):  # NB: nested, as np.block's
                 return ("seq", type(x).__name__, [mark(v) for v in x])
             return ("static", x)
 
@@ -775,7 +772,7 @@ def _take_positions(select, a, axis):
 def delete(arr, obj, axis=None):
     """The elements kept, taken: NumPy decides which from the length alone (jax.numpy.delete wants
     its indices concrete, and an operand's are traced)."""
-    if _has_tracer(obj):
+    if has_tracer(obj):
         raise ConcretizationError(f"np.delete with traced indices has a data-dependent shape\n  at {user_location()}")
     return _take_positions(lambda positions, ax: np.delete(positions, obj, ax), arr, axis)
 
@@ -824,7 +821,7 @@ def insert(arr, obj, values, axis=None):
     """Several static positions: placed as NumPy places them (each shifted by the values before
     it; a negative one counted from the end, and one still negative from the end of the result,
     where NumPy's own placement overlaps), then the values and the array taken into place."""
-    positions = None if _has_tracer(obj) or isinstance(obj, slice) else np.asarray(obj)
+    positions = None if has_tracer(obj) or isinstance(obj, slice) else np.asarray(obj)
     if positions is None or positions.dtype.kind not in "iu" or positions.size < 2:
         return _insert(arr, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
     a = arr if isinstance(arr, Tracer) else np.asarray(arr)
@@ -986,7 +983,7 @@ def data_dependent(*args, **kwargs):
 def compress(condition, a, axis=None, out=None):
     """A condition known at trace time picks known positions: a take (NumPy decides which, and
     raises its errors, on the positions along the axis). A traced condition depends on the data."""
-    if _has_tracer(condition):
+    if has_tracer(condition):
         data_dependent()
     kept = _take_positions(lambda positions, ax: np.compress(condition, positions, ax), a, axis)
     return _returned("compress", [kept], out, False)

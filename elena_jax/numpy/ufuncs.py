@@ -26,6 +26,7 @@ from ._core import (
     check_out_array,
     dtype_of,
     fresh,
+    has_tracer,
     memory_order,
     sequence_as_array,
     shape_of,
@@ -321,6 +322,11 @@ def ufunc_outer(ufunc, a, b, **kwargs):
     return ufunc(a[(...,) + (None,) * nb], b, **kwargs)
 
 
+# Ufuncs whose float64 result, rounded to a narrower float type, is that type's own result (the
+# float64 significand is more than twice as wide plus two bits: double rounding is harmless)
+_ROUNDED_ONCE = {"add", "subtract", "multiply", "divide", "minimum", "maximum", "fmin", "fmax"}
+
+
 def ufunc_at(ufunc, a, indices, b=None):
     """``np.add.at``: unbuffered, so repeated indices accumulate."""
     trace = trace_of(a, indices, b)
@@ -330,6 +336,13 @@ def ufunc_at(ufunc, a, indices, b=None):
     from .indexing import split_index  # the index normaliser lives with indexing
 
     key, key_ins = split_index(trace, a, indices)
+    if b is not None and not has_tracer(b):
+        b = np.asarray(b)  # NB: as NumPy's at(): a Python number is an array (np.add.at(uint16, i, -2) wraps)
+        if b.dtype == object:  # NB: Python ints beyond int64: NumPy's OverflowError
+            raise located(OverflowError, "Python int too large to convert to C long")
+        if a.dtype.kind == b.dtype.kind == "f" and ufunc.__name__ in _ROUNDED_ONCE and np.array_equal(
+                b.astype(a.dtype), b):
+            b = b.astype(a.dtype)  # NB: a's type holds it: float64 then cast rounds as a's type does
     loop = resolve_loop(ufunc, [a] if b is None else [a, b])
     ins = [a, *key_ins] + ([] if b is None else [as_operand(trace, b, loop[1])])
     trace.write("ufunc_at", ins, [a], name=ufunc.__name__, key=key, loop=tuple(loop[: ufunc.nin]),
