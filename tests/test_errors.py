@@ -366,3 +366,17 @@ def test_python_formatting_and_rounding_of_traced_values():
 
 def test_assigning_dtype_is_refused_with_the_line():
     fails(lambda a: setattr(a, "dtype", np.int64), np.ones(3), exc=elena_jax.UnsupportedError, match="dtype")
+
+
+@pytest.mark.parametrize("dt", ["uint64", "float64", "float16", "int8", "uint32", "bool"])
+def test_argmax_out_is_checked_as_numpy_checks_it(dt):
+    """NumPy refuses an argmax/argmin out= its index type cannot be cast from safely (uint64, floats)."""
+    def f(a):
+        np.argmax(a, axis=-1, out=a[..., 0])
+        return a.argmin(axis=0, out=a[0])
+
+    a = np.arange(12).reshape(3, 4).astype(dt)
+    if np.can_cast(a.dtype, np.intp):
+        check_against_numpy(f, a)
+    else:
+        fails(f, a, exc=TypeError, match="Cannot cast array data")
