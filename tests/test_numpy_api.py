@@ -1222,5 +1222,8 @@ def test_float16_cumsum_and_cumprod_round_at_every_step():
     """NumPy adds float16 values one at a time, each sum rounded to float16 (XLA's cumulative sum
     of 125 of them was 0.08 off)."""
     x = (np.random.default_rng(0).random((3, 125)) * 4 - 2).astype(np.float16)
+    x[0, 3] = np.nan
     check(lambda a: (np.cumsum(a), a.cumsum(axis=1), np.cumprod(a[:, :20] / 2, axis=0),
-                     np.add.accumulate(a, axis=1)), x)
+                     np.add.accumulate(a, axis=1), np.nancumsum(a, axis=1), np.nancumprod(a[:, :20] / 2),
+                     np.cumulative_sum(a, axis=1, include_initial=True), np.cumulative_prod(a[:, :20] / 2, axis=0),
+                     np.cumulative_sum(a, axis=0, dtype=np.float32)), x)

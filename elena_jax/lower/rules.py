@@ -358,9 +358,7 @@ def accumulate(ins, outs, name, axis, dtype):
     # NB: any other binary ufunc, folded left to right as NumPy does; and float16 sums and products,
     # which NumPy rounds to float16 at every step (XLA's cumsum of 125 float16 values was 0.08 off)
     if name not in _ACCUMULATORS or fn is not None and x.dtype == np.float16:
-        xs = jnp.moveaxis(x, axis, 0)
-        _, ys = _running(name, dtype, xs[0], xs[1:], jnp.ones(xs.shape[0] - 1, bool))
-        return [jnp.moveaxis(jnp.concatenate([xs[:1], ys]), 0, axis)]
+        return [_stepwise(name, x, axis)]
     if fn is not None:
         r = fn(x, axis=axis)
     elif name in _ASSOCIATIVE:
@@ -375,6 +373,35 @@ def accumulate(ins, outs, name, axis, dtype):
 
 
 _ACCUMULATORS = {"add", "multiply", "maximum", "minimum", "logical_and", "logical_or", *_ASSOCIATIVE}
+
+
+def _stepwise(name: str, x, axis: int):
+    """``ufunc.accumulate`` of ``x`` (non-empty along ``axis``) one element at a time, as NumPy's loop."""
+    xs = jnp.moveaxis(x, axis, 0)
+    _, ys = _running(name, x.dtype, xs[0], xs[1:], jnp.ones(xs.shape[0] - 1, bool))
+    return jnp.moveaxis(jnp.concatenate([xs[:1], ys]), 0, axis)
+
+
+def _half_scan(name: str, generic: Callable, nan_as: float | None = None) -> Callable:
+    """jax.numpy's cumulative sum or product ``generic``, but of float16 one element at a time,
+    each result rounded to float16 as NumPy's loop does (see `accumulate`); ``nan_as``: NaNs
+    count as this (the nan-functions)."""
+
+    def scan(x, axis=None, dtype=None, include_initial=False):
+        if x.dtype != np.float16 or dtype not in (None, np.float16) or not x.size:
+            extra = {"include_initial": include_initial} if include_initial else {}
+            return generic(x, axis=axis, dtype=dtype, **extra)
+        if nan_as is not None:
+            x = jnp.where(jnp.isnan(x), jnp.asarray(nan_as, x.dtype), x)
+        if axis is None:
+            x, axis = x.ravel(), 0
+        r = _stepwise(name, x, axis)
+        if include_initial:
+            start = jnp.full_like(lax.slice_in_dim(x, 0, 1, axis=axis), 0 if name == "add" else 1)
+            r = jnp.concatenate([start, r], axis=axis)
+        return r
+
+    return scan
 
 
 # --- indexing -------------------------------------------------------------------
@@ -594,7 +621,11 @@ def _vander(x, N=None, increasing=False):
 
 
 # Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
-NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort}
+NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort,
+                    "nancumsum": _half_scan("add", jnp.nancumsum, 0),
+                    "nancumprod": _half_scan("multiply", jnp.nancumprod, 1),
+                    "cumulative_sum": _half_scan("add", jnp.cumulative_sum),
+                    "cumulative_prod": _half_scan("multiply", jnp.cumulative_prod)}
 
 
 def resolve(name: str):
