@@ -640,3 +640,47 @@ EXTRAS = ["unwrap", "cumulative_prod", "matrix_transpose", "transpose", "unstack
 def test_extras_are_listed_as_supported():
     missing = sorted({f"numpy.{n}" for n in EXTRAS} - set(elena_jax.supported()))
     assert not missing, f"tested here but not in elena_jax.supported(): {missing}"
+
+
+# --- np.linalg: decompositions and the Array API's functions ---------------------------------
+
+_M = np.array([[0.5, -1.25, 2.0, 0.75], [1.5, 0.25, -0.5, 1.0], [-2.0, 1.0, 0.5, 0.25], [0.25, 0.5, 1.0, -1.5]])
+_SYMMETRIC = _M @ _M.T + np.eye(4)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "complex128"])
+def test_linalg_decompositions_and_their_named_results(dt):
+    """svd, eigh and qr: on CPU XLA calls the LAPACK routines NumPy calls (gesdd, syevd, geqrf),
+    so the vectors' signs agree too; the results are NumPy's named tuples."""
+    m = (_M * 4).astype(dt) if dt == "int64" else (_M + 0.5j * _M.T).astype(dt) if dt == "complex128" else _M.astype(dt)
+    s = (_SYMMETRIC * 4).astype(dt) if dt == "int64" else _SYMMETRIC.astype(dt)
+
+    def f(m, s):
+        u, sv, vh = np.linalg.svd(m[:3])
+        q, r = np.linalg.qr(m.T[:, :3])
+        e = np.linalg.eigh(s)
+        return (u, sv, vh, np.linalg.svd(m, full_matrices=False).Vh, np.linalg.svd(m, compute_uv=False),
+                np.linalg.svdvals(m), q, r, np.linalg.qr(m, mode="r"), e.eigenvalues, e.eigenvectors,
+                np.linalg.eigh(s, UPLO="U"), np.linalg.cond(m), np.linalg.cond(s, 1), np.linalg.matrix_rank(m[:2]))
+
+    check(f, m, s)
+
+
+def test_linalg_array_api_functions():
+    def f(m, v):
+        return (np.linalg.multi_dot([m, m.T, m]), np.linalg.vecdot(m, v), np.linalg.outer(v, m[0]),
+                np.linalg.matrix_norm(m), np.linalg.matrix_norm(m, ord="nuc"), np.linalg.vector_norm(m, ord=3, axis=1),
+                np.linalg.vector_norm(v.astype(np.int64), keepdims=True), np.linalg.trace(m, offset=1),
+                np.linalg.diagonal(m), np.linalg.cross(m[:, :3], m[:, 1:]), np.linalg.matmul(m, m),
+                np.linalg.matrix_transpose(m), np.linalg.tensorinv(_SYMMETRIC.reshape(4, 2, 2), ind=1),
+                np.linalg.tensorsolve(_SYMMETRIC, v))
+
+    check(f, _M, np.array([1.0, -2.0, 0.5, 3.0]))
+
+
+def test_linalg_eig_of_complex_matrices_and_refused_for_real_ones():
+    """NumPy's eig of a real matrix is real or complex depending on its values."""
+    c = _M + 0.25j * _M.T
+    check(lambda a: (np.linalg.eig(a).eigenvalues, np.linalg.eig(a)[1], np.linalg.eigvals(a[:2, :2])), c)
+    refuses(lambda a: np.linalg.eig(a), _M, match="real or complex depending")
+    refuses(lambda a: np.linalg.eigvals(a), _M, match="real or complex depending")

@@ -26,12 +26,14 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import UFUNCS, Tracer
 from ._core import has_tracer, implements, laid_out, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
-from .functions import FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function
+from .functions import _RESULT_TYPES, FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
 FLOAT_COMPUTE.update({"cov", "corrcoef", "vander", "polyval", "polyfit", "gradient", "linalg.pinv", "linalg.lstsq",
-                      "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet"})
+                      "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet", "linalg.svd", "linalg.svdvals",
+                      "linalg.eigh", "linalg.qr", "linalg.cond", "linalg.matrix_norm", "linalg.vector_norm",
+                      "linalg.tensorinv", "linalg.tensorsolve"})
 LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), ("nanquantile", 1),
                       ("isin", 1), ("digitize", 1), ("polyval", 0),
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
@@ -113,9 +115,30 @@ for _module, _name in [(np.fft, "fftfreq"), (np.fft, "rfftfreq"), (np, "hanning"
                        (np, "blackman"), (np, "bartlett"), (np, "kaiser")]:
     intercept(_module, _name, _traced_constant(getattr(_module, _name)))
 
-for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power"):
+for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
+              "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "cross", "matmul",
+              "matrix_transpose", "tensorsolve", "tensorinv"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
 
+
+def _complex_eig(name: str):
+    """``np.linalg.eig``/``eigvals`` of a complex matrix; of a real one NumPy's result is real or
+    complex depending on the values (real where every eigenvalue is), which a trace cannot know."""
+    generic = jnp_function(getattr(np.linalg, name), f"linalg.{name}")
+
+    def impl(a):
+        if _arr(a).dtype.kind != "c":
+            raise located(ConcretizationError, f"np.linalg.{name} of a real matrix is real or complex depending on "
+                                               "its values; pass a complex one (a.astype(complex)), or use "
+                                               "np.linalg.eigh/eigvalsh for a symmetric one")
+        return generic(a)
+
+    return impl
+
+
+implements(np.linalg.eig)(_complex_eig("eig"))
+implements(np.linalg.eigvals)(_complex_eig("eigvals"))
+_RESULT_TYPES["linalg.eig"] = type(np.linalg.eig(np.eye(2)))
 
 _pinv = jnp_function(np.linalg.pinv, "linalg.pinv")
 

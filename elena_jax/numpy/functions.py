@@ -691,8 +691,11 @@ def _returned(name: str, results: list[Tracer], out, multiple: bool):
         _check_value_shape(results[0], out.shape)
         out[...] = results[0]
         return out
-    if isinstance(_RESULT_TYPES.get(name), type):
-        return _RESULT_TYPES[name](results)
+    kind = _RESULT_TYPES.get(name)
+    if kind is tuple:
+        return tuple(results)
+    if kind is not None and multiple:
+        return kind._make(results)
     return tuple(results) if multiple else results[0]
 
 
@@ -710,8 +713,10 @@ def _numpy_error(e: Exception) -> Exception:
     return e
 
 
-# NB: NumPy 2 returns these as tuples (meshgrid, broadcast_arrays) whatever JAX returns.
-_RESULT_TYPES = {"meshgrid": tuple}
+# NB: NumPy 2 returns these as tuples (meshgrid, broadcast_arrays) whatever JAX returns, and
+# np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``), read from NumPy itself.
+_RESULT_TYPES = {"meshgrid": tuple,
+                 **{f"linalg.{n}": type(getattr(np.linalg, n)(np.eye(2))) for n in ("slogdet", "svd", "eigh", "qr")}}
 
 
 def _refuse(func, name, args, kwargs, error):
