@@ -183,8 +183,35 @@ class _Flags:
     def owndata(self) -> bool:
         return self._t.base is None
 
+    aligned, writebackifcopy = True, False
+    contiguous = c_contiguous
+    fortran = f_contiguous
+
+    @property
+    def fnc(self) -> bool:
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self) -> bool:
+        return self.f_contiguous or self.c_contiguous
+
+    @property
+    def behaved(self) -> bool:
+        return self.writeable
+
+    @property
+    def carray(self) -> bool:
+        return self.writeable and self.c_contiguous
+
+    @property
+    def farray(self) -> bool:  # NB: NumPy's test is "any of aligned, writeable, F" and not C
+        return not self.c_contiguous
+
+    _LETTERS = {"C": "c_contiguous", "F": "f_contiguous", "W": "writeable", "O": "owndata", "A": "aligned",
+                "X": "writebackifcopy", "B": "behaved", "CA": "carray", "FA": "farray", "FNC": "fnc", "FORC": "forc"}
+
     def __getitem__(self, name: str) -> bool:
-        return getattr(self, name.lower())
+        return getattr(self, self._LETTERS.get(name, name.lower()))
 
 
 class Tracer:

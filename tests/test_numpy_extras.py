@@ -684,3 +684,37 @@ def test_linalg_eig_of_complex_matrices_and_refused_for_real_ones():
     check(lambda a: (np.linalg.eig(a).eigenvalues, np.linalg.eig(a)[1], np.linalg.eigvals(a[:2, :2])), c)
     refuses(lambda a: np.linalg.eig(a), _M, match="real or complex depending")
     refuses(lambda a: np.linalg.eigvals(a), _M, match="real or complex depending")
+
+
+# --- conversions and flags: np.astype, np.require, np.apply_over_axes, common_type, .flags -------
+
+
+@pytest.mark.parametrize("dt", ["float64", "int32", "complex128"])
+def test_astype_require_apply_over_axes_and_common_type(dt):
+    def f(a):
+        r = np.require(a.T, requirements=["C", "W"])  # NB: a copy: a.T is not C-contiguous
+        r[0, 0] = 0
+        same = np.require(a, dtype=a.dtype, requirements="CAW")  # NB: a itself
+        same[0, 1] = 1
+        return (np.astype(a, np.float32), np.astype(a, a.dtype, copy=False), r, np.require(a[:, ::2], requirements="F"),
+                np.apply_over_axes(np.sum, a, [0, 2]), np.apply_over_axes(np.cumsum, a, -1),
+                a.astype(np.common_type(a, np.ones(2, np.float32))), a)
+
+    check(f, arr((3, 4, 2), dt))
+
+
+def test_require_of_both_orders_is_numpys_valueerror():
+    assert isinstance(check(lambda a: np.require(a, requirements="CF"), arr((2, 2))), ValueError)
+
+
+def test_flags_answer_every_name_and_letter_as_numpys():
+    names = ["c_contiguous", "f_contiguous", "fnc", "forc", "contiguous", "fortran", "aligned", "writebackifcopy",
+             "behaved", "carray", "farray", "writeable", "owndata"]
+    letters = ["C", "F", "W", "O", "A", "X", "B", "CA", "FA", "FNC", "FORC", "C_CONTIGUOUS", "WRITEABLE"]
+
+    def f(a):
+        views = (a, a.T, a[:, ::2], a[0], a[:, :1], np.broadcast_to(a[0], (2, 4)))
+        return [np.array([getattr(v.flags, n) for n in names] + [v.flags[x] for x in letters] + [np.isfortran(v)])
+                for v in views]
+
+    check(f, arr((3, 4)))

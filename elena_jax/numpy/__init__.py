@@ -23,7 +23,7 @@ def supported() -> list[str]:
         module = getattr(f, "__module__", "numpy") or "numpy"
         prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")
         names.add(f"{prefix}.{f.__name__}")
-    names |= {f"numpy.{n}" for n in creation.CREATION}
+    names |= {f"numpy.{n}" for n in creation.CREATION} | set(creation.INTERCEPTED)
     return sorted(names)
 
 

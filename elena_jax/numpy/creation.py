@@ -224,6 +224,7 @@ def asfortranarray(a, dtype=None, *, like=None):
 ORIGINALS: dict[str, callable] = {name: getattr(np, name) for name in CREATION}
 # (module, attribute) -> (original, dispatcher): everything the interception swaps.
 _TARGETS: dict[tuple, tuple] = {}
+INTERCEPTED: list[str] = []  # the names of traced functions intercepted so (``numpy.require``)
 _lock = threading.Lock()
 _depth = 0
 
@@ -247,10 +248,13 @@ def _dispatcher(original, impl):
     return dispatch
 
 
-def intercept(module, name: str, impl) -> None:
-    """While tracing, route ``module.name`` (called from user code) to ``impl``."""
+def intercept(module, name: str, impl, traced: bool = True) -> None:
+    """While tracing, route ``module.name`` (called from user code) to ``impl`` (``traced``: it
+    traces the function, rather than refuse it: `supported()` lists it)."""
     original = getattr(module, name)
     replace(module, name, _dispatcher(original, impl))
+    if traced:
+        INTERCEPTED.append(f"{module.__name__}.{name}")
 
 
 def replace(module, name: str, value) -> None:

@@ -596,6 +596,55 @@ def isrealobj(x) -> bool:
     return _dtype(x).kind != "c"
 
 
+@implements(np.common_type)
+def common_type(*arrays):
+    return np.common_type(*[np.empty(0, _dtype(x)) for x in arrays])  # NB: dtypes only: NumPy answers
+
+
+# --- conversions: np.astype, np.require, np.apply_over_axes ---------------------------------
+
+
+@implements(np.astype)
+def astype(x, dtype, /, *, copy=True, device=None):
+    if not isinstance(x, Tracer):
+        raise located(TypeError, f"Input should be a NumPy array. It is a {type(x)} instead.")
+    return x.astype(dtype, copy=copy)
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+                 "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O", "OWNDATA": "O", "E": "E",
+                 "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """As NumPy's: the array itself where it meets the requirements, else a copy that does."""
+    a = _arr(a) if dtype is None else _arr(a).astype(dtype, copy=False)
+    wanted = {_REQUIREMENTS[r.upper()] for r in requirements or ()} - {"A", "E"}
+    if {"C", "F"} <= wanted:
+        raise located(ValueError, 'Cannot specify both "C" and "F" order')
+    order = "C" if "C" in wanted else "F" if "F" in wanted else "A"
+    if any(not a.flags[r] for r in wanted):
+        return a.copy("F" if order == "F" or order == "A" and a.flags.fnc else "C")
+    return a
+
+
+intercept(np, "require", require)  # NB: not dispatched by __array_function__ (only like= is)
+
+
+@implements(np.apply_over_axes)
+def apply_over_axes(func, a, axes):
+    """As NumPy's: ``func(a, axis)`` for each axis in turn, a dropped axis put back as one."""
+    a = _arr(a)
+    for axis in np.atleast_1d(axes).tolist():
+        res = func(a, axis + a.ndim if axis < 0 else axis)
+        if res.ndim != a.ndim:
+            res = np.expand_dims(res, axis)
+            if res.ndim != a.ndim:
+                raise located(ValueError, "function is not returning an array of the correct shape")
+        a = res
+    return a
+
+
 @implements(np.iscomplex)
 def iscomplex(x) -> Tracer:
     """A non-zero imaginary part; of a real dtype, NumPy's all-False array."""

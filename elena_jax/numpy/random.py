@@ -50,7 +50,7 @@ class _Guard(types.ModuleType):
 
 for _name in np.random.__all__:
     if not isinstance(getattr(np.random, _name), type):  # NB: classes stay: isinstance() needs them
-        intercept(np.random, _name, _refusal(_name))
+        intercept(np.random, _name, _refusal(_name), traced=False)
 
 _GUARD = _Guard("numpy")
 for _module in list(sys.modules.values()):
