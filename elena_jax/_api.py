@@ -34,7 +34,7 @@ from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .passes import optimize
 from .storage import Storage
-from .tracer import Trace, Tracer
+from .tracer import Trace, Tracer, current_trace
 from .view import View, contiguous, covers
 
 _SCALARS = (bool, int, float, complex)
@@ -223,6 +223,8 @@ class Functionalized:
         return result, dict(zip(traced.mutated, finals)), leaves, traced
 
     def __call__(self, *args, **kwargs):
+        if current_trace() is not None:  # NB: called by a function being traced: its ops join that trace
+            return self.f(*args, **kwargs)
         result, finals, leaves, traced = self.call_pure(args, kwargs)
         if finals:
             self._write_back(finals, leaves, traced)

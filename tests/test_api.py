@@ -285,6 +285,31 @@ def test_static_argnums_and_non_hashable_arguments():
         elena_jax.functionalize(lambda x, o: x)(np.ones(2), Opaque())
 
 
+def test_a_functionalized_helper_called_while_tracing_joins_the_trace():
+    """As jit inside jit: the helper's reads and writes (through views of the caller's arrays) are
+    recorded in the outer trace, so the result is NumPy's and there is one compiled program."""
+    def helper(x):
+        x[0] += 1
+        return x * 2
+
+    def outer(a):
+        b = helper(a[1:])
+        a[-1] = b.sum()
+        return b
+
+    fast_helper = elena_jax.functionalize(helper)
+
+    def fast_outer(a):
+        b = fast_helper(a[1:])
+        a[-1] = b.sum()
+        return b
+
+    a, b = np.arange(5.0), np.arange(5.0)
+    np.testing.assert_array_equal(elena_jax.functionalize(fast_outer)(a), outer(b))
+    np.testing.assert_array_equal(a, b)
+    assert not fast_helper._cache  # NB: never traced on its own
+
+
 def test_slice_arguments_are_static():
     def f(x, where):
         x[where] = 0
