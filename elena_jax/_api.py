@@ -59,7 +59,7 @@ class Traced:
     run: Callable  # jitted: (*inputs) -> (outputs, finals); inputs are the array leaves unless `inputs`
     out_tree: Any
     mutated: list[int]  # indices, among array leaves, of the arguments whose value changed: one final each
-    checked_ops: list = ()  # with checked=True: the indexing ops, one flag each
+    checked_ops: list = ()  # with checked=True: (op, NumPy's error) of each flag
     paths: list[str] = ()  # a readable name per array leaf
     # With arguments that share memory: the program's inputs, each an array-leaf index or
     # ("memory", g) for group g's common memory; and the leaves copied back (writable, and
@@ -218,7 +218,7 @@ class Functionalized:
         with jax.enable_x64(True):
             outputs, finals, *flags = traced.run(*inputs)
         if flags:
-            _raise_out_of_bounds(flags[0], traced.checked_ops)
+            _raise_checked(flags[0], traced.checked_ops)
         result = jax.tree_util.tree_unflatten(traced.out_tree, outputs)
         return result, dict(zip(traced.mutated, finals)), leaves, traced
 
@@ -247,13 +247,14 @@ class Functionalized:
             np.copyto(target, value, casting="unsafe")
 
 
-def _raise_out_of_bounds(flags, ops) -> None:
-    """Checked mode: NumPy's IndexError for a traced index out of range."""
-    for flag, op in zip(flags, ops):
+def _raise_checked(flags, checks) -> None:
+    """Checked mode: NumPy's error for the first op whose values make NumPy raise (a traced
+    index out of range, a singular matrix, a negative integer power)."""
+    for flag, (op, error) in zip(flags, checks):
         if isinstance(flag, jax.core.Tracer):
             return  # inside an outer transformation nothing is concrete to check
         if bool(flag):
-            raise IndexError(f"index out of bounds in a traced index array (checked mode)\n  at {op.where}")
+            raise type(error)(f"{error} (checked mode)\n  at {op.where}")
 
 
 def _alias(leaves: list, key: list, numpy_at: list[tuple[int, int]]) -> dict[int, np.ndarray] | None:
@@ -407,8 +408,10 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     traced; other arguments are static. Writes into a NumPy argument are
     copied back into the caller's array after the call.
 
-    ``checked=True`` raises NumPy's IndexError for traced integer indices out
-    of range (by default XLA clamps reads and drops such writes).
+    ``checked=True`` raises the errors NumPy raises from the values: IndexError
+    for traced integer indices out of range (by default XLA clamps reads and drops
+    such writes), LinAlgError for singular matrices, ValueError for negative
+    integer powers.
     """
     if f is None:
         return functools.partial(functionalize, static_argnums=static_argnums,

@@ -310,6 +310,38 @@ def test_a_functionalized_helper_called_while_tracing_joins_the_trace():
     assert not fast_helper._cache  # NB: never traced on its own
 
 
+def solve_and_power(a, b, e):
+    b[:] = np.linalg.solve(a, b)
+    np.power(e, e - 2, out=e, where=e > 0)  # NB: where= leaves the elements it masks uncomputed
+    return np.linalg.cholesky(a @ a.T), np.linalg.inv(a.T)
+
+
+@pytest.mark.parametrize("a, e, error", [
+    (np.ones((3, 3)), np.array([3, 2, 0]), np.linalg.LinAlgError),  # NB: a singular matrix
+    (np.eye(3), np.array([3, 1, 0]), ValueError),  # NB: 1 ** -1: NumPy refuses negative integer powers
+    (np.eye(3) * 2, np.array([3, 2, -1]), None),
+])
+def test_checked_mode_raises_numpys_errors_that_depend_on_the_values(a, e, error):
+    """By default XLA's infinities are returned; checked=True raises NumPy's error, naming the line,
+    with the caller's arrays untouched."""
+    b, b0, e0 = np.arange(3.0), np.arange(3.0), e.copy()
+    g = elena_jax.functionalize(solve_and_power, checked=True)
+    if error is None:
+        want = solve_and_power(a, b0, e0)
+        for x, y in zip(g(a, b, e), want):
+            np.testing.assert_allclose(x, y)
+        np.testing.assert_allclose(b, b0)
+        np.testing.assert_array_equal(e, e0)
+        return
+    with pytest.raises(error):
+        solve_and_power(a, b0.copy(), e0.copy())
+    with pytest.raises(error, match=r"checked mode[\s\S]*test_api.py"):
+        g(a, b, e)
+    np.testing.assert_array_equal(b, b0)
+    np.testing.assert_array_equal(e, e0)
+    elena_jax.functionalize(solve_and_power)(a, b, e)  # NB: unchecked: no error (documented)
+
+
 def test_slice_arguments_are_static():
     def f(x, where):
         x[where] = 0

@@ -19,16 +19,15 @@ import numpy as np
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
-from .rules import RULES, out_of_bounds, to_value
-
-_INDEXED = {"getitem", "setitem", "ufunc_at"}
+from .rules import RULES, to_value, value_check
 
 
 def lower(program: Program, checked: bool = False) -> Callable:
-    """``run(*inputs) -> (outputs, finals)``; with ``checked``, also one flag per
-    indexing op: whether a traced index was out of bounds (see `checked_ops`)."""
+    """``run(*inputs) -> (outputs, finals)``; with ``checked``, also one flag per op
+    whose values can make NumPy raise: whether they do (``run.checked_ops``: those ops
+    and NumPy's errors, see rules.value_check)."""
     mutated = [s for s in program.inputs if s in program.written()]
-    indexing = [op for op in program.ops if op.prim in _INDEXED]
+    checks = {id(op): check for op in program.ops if checked and (check := value_check(op)) is not None}
 
     def run(*inputs):
         env, arguments = {}, {}  # storage id -> current value; argument storage id -> its value
@@ -47,11 +46,9 @@ def lower(program: Program, checked: bool = False) -> Callable:
             if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
                 continue
             ins = [value(x) for x in op.ins]
-            if checked and op.prim in _INDEXED:
-                n = op.params.get("n_key", len(op.ins) - (2 if op.prim == "setitem" else 1))
-                bad = out_of_bounds(op.params["key"], ins[1 : 1 + n], op.ins[0].view.shape)
-                flags.append(jnp.any(jnp.stack(bad)) if bad else jnp.zeros((), bool))
             results = RULES[op.prim](ins, [(a.view.shape, a.storage.dtype) for a in op.outs], **op.params)
+            if id(op) in checks:
+                flags.append(checks[id(op)][1](ins, results))
             for acc, val in zip(op.outs, results):
                 sid = acc.storage.id
                 if sid not in env:
@@ -63,7 +60,7 @@ def lower(program: Program, checked: bool = False) -> Callable:
         return (outputs, finals, flags) if checked else (outputs, finals)
 
     run.mutated = [program.inputs.index(s) for s in mutated]
-    run.checked_ops = indexing
+    run.checked_ops = [(op, checks[id(op)][0]) for op in program.ops if id(op) in checks]
     return run
 
 

@@ -419,6 +419,38 @@ def build_key(template, arrays):
     return tuple(key)
 
 
+_INDEXED = {"getitem", "setitem", "ufunc_at"}
+# np.linalg functions that raise LinAlgError where XLA returns infinities or NaNs
+_LINALG_ERRORS = {"linalg.inv": "Singular matrix", "linalg.solve": "Singular matrix",
+                  "linalg.tensorinv": "Singular matrix", "linalg.tensorsolve": "Singular matrix",
+                  "linalg.cholesky": "Matrix is not positive definite"}
+
+
+def value_check(op) -> tuple[BaseException, Callable] | None:
+    """Checked mode: the error NumPy raises from ``op``'s values, and its condition
+    ``flag(ins, results)`` (a traced bool); None where NumPy's errors do not depend on them."""
+    if op.prim in _INDEXED:
+        n = op.params.get("n_key", len(op.ins) - (2 if op.prim == "setitem" else 1))
+        shape = op.ins[0].view.shape
+
+        def flag(ins, results):
+            bad = out_of_bounds(op.params["key"], ins[1 : 1 + n], shape)
+            return jnp.any(jnp.stack(bad)) if bad else jnp.zeros((), bool)
+
+        return IndexError("index out of bounds in a traced index array"), flag
+    name = op.params.get("name")
+    if op.prim == "jnp" and name in _LINALG_ERRORS:  # NB: a finite matrix whose result is not: LAPACK's info > 0
+        return np.linalg.LinAlgError(_LINALG_ERRORS[name]), lambda ins, results: (
+            jnp.all(jnp.stack([jnp.isfinite(x).all() for x in ins])) & ~jnp.isfinite(results[0]).all())
+    if op.prim == "ufunc" and name == "power" and np.dtype(op.params["loop"][1]).kind == "i":
+        def negative(ins, results):  # NB: where= elements left alone are not computed
+            bad = jnp.asarray(ins[1]) < 0
+            return jnp.any(bad & ins[2] if op.params.get("masked") else bad)
+
+        return ValueError("Integers to negative integer powers are not allowed."), negative
+    return None
+
+
 def out_of_bounds(template, arrays, shape):
     """Whether any traced index array of ``x[key]`` is out of range (NumPy raises)."""
     consumed = sum(1 for k in template if k is not None and k is not Ellipsis)
