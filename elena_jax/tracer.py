@@ -51,11 +51,6 @@ class Trace:
         # since): indexing with them can follow NumPy exactly, data-dependence included.
         self.known: dict[int, np.ndarray] = {}
 
-    def __call__(self, *args, **kwargs):
-        # NB: a tracer's `trace` attribute shadows ndarray.trace(); refuse that call clearly.
-        raise UnsupportedError("ndarray.trace() is not supported by elena_jax: use np.trace(a)"
-                               f"\n  at {user_location()}")
-
     @contextlib.contextmanager
     def active(self) -> Iterator[Trace]:
         stack = _local.__dict__.setdefault("stack", [])
@@ -74,7 +69,7 @@ class Trace:
 
     def operand(self, x: Any) -> Operand:
         if isinstance(x, Tracer):
-            if x.trace is not self:
+            if x._trace is not self:
                 raise located(UnsupportedError, "an array traced by another elena_jax call was captured")
             return Access(x.storage, x.header)
         if isinstance(x, (bool, int, float, complex)):
@@ -225,7 +220,7 @@ class Tracer:
 
     def __init__(self, trace: Trace, storage: Storage, view: V.View, writeable: bool = True,
                  base: Tracer | None = None) -> None:
-        self.trace = trace
+        self._trace = trace
         self.storage = storage
         self.header = view
         self.writeable = writeable and storage.writeable
@@ -359,7 +354,7 @@ class Tracer:
 
     def view_of(self, new: V.View, writeable: bool | None = None) -> Tracer:
         """A new array header over the same storage (what NumPy calls a view)."""
-        return Tracer(self.trace, self.storage, new,
+        return Tracer(self._trace, self.storage, new,
                       self.writeable if writeable is None else writeable,
                       base=self.base if self.base is not None else self)
 

@@ -21,7 +21,7 @@ from ._kernel import Kernel, is_array, is_tracer
 
 def record(kernel: Kernel, args):
     """Record ``kernel(*args)`` on the trace of its tracer arguments; returns the output tracers."""
-    trace = next(a.trace for a in args if is_tracer(a))
+    trace = next(a._trace for a in args if is_tracer(a))
     arrays, template = [], []
     for a in args:
         if is_array(a):
@@ -30,7 +30,7 @@ def record(kernel: Kernel, args):
         else:
             template.append(("static", a))
     dsts = [args[o] for o in kernel.output_indices]
-    if not all(is_tracer(d) and d.trace is trace for d in dsts):
+    if not all(is_tracer(d) and d._trace is trace for d in dsts):
         raise TypeError(f"{kernel.__name__}: inside a functionalized function, every output argument must be "
                         "an array of that function (an argument, or made by NumPy code in it)")
     trace.write("kernel", arrays, dsts, kernel=kernel, template=tuple(template))

@@ -50,11 +50,11 @@ def trace_of(*values: Any) -> Trace:
     """The trace of the first tracer among ``values`` (or the current one)."""
     for v in values:
         if isinstance(v, Tracer):
-            return v.trace
+            return v._trace
         if isinstance(v, (list, tuple)):
             for w in v:
                 if isinstance(w, Tracer):
-                    return w.trace
+                    return w._trace
     trace = current_trace()
     if trace is None:
         raise located(UnsupportedError, "elena_jax rule called outside a traced call")
@@ -155,7 +155,7 @@ def laid_out(r: Tracer, order: tuple[int, ...]) -> Tracer:
     """``r``, or a copy of it with its axes in memory in ``order`` where it lies otherwise."""
     if memory_order(r.shape, [r]) == tuple(order):
         return r
-    return fresh(r.trace, "copy", [r], r.shape, r.dtype, layout=tuple(order))
+    return fresh(r._trace, "copy", [r], r.shape, r.dtype, layout=tuple(order))
 
 
 def _view_of(x: np.ndarray) -> V.View:

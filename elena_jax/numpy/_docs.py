@@ -56,7 +56,7 @@ def render() -> str:
         lines.append(", ".join(f"`{n.removeprefix('numpy.')}`" for n in group) + "\n")
     methods = sorted({*MIRRORED, "astype", "copy", "fill", "sort", "flatten", "view", "reshape", "ravel",
                       "transpose", "swapaxes", "squeeze", "diagonal", "conj", "conjugate", "T", "mT", "real",
-                      "imag", "shape", "strides", "flags", "put", "flat"} - {"nonzero", "compress", "trace", "view"})
+                      "imag", "shape", "strides", "flags", "put", "flat"} - {"nonzero", "compress", "view"})
     lines.append(f"## ndarray methods and attributes ({len(methods)})\n")
     lines.append(", ".join(f"`{m}`" for m in methods) + "\n")
     lines.append(f"{len(names)} NumPy names traced in all.\n")

@@ -71,7 +71,7 @@ def _filled(shape, fill_value, dtype, layout):
     if dtype is None:
         dtype = fill_value.dtype if isinstance(fill_value, Tracer) else np.array(fill_value).dtype
     if isinstance(fill_value, Tracer):
-        return fresh(fill_value.trace, "copy", [fill_value], shape, np.dtype(dtype), layout=layout)
+        return fresh(fill_value._trace, "copy", [fill_value], shape, np.dtype(dtype), layout=layout)
     return fresh(trace_of(), "full", [], shape, np.dtype(dtype), layout=layout, value=fill_value)
 
 

@@ -466,7 +466,7 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied, so
     ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
-        known = indices.trace.known_value(indices)
+        known = indices._trace.known_value(indices)
         if known is None:
             raise ConcretizationError(f"np.{ufunc.__name__}.reduceat with traced indices has a "
                                       f"data-dependent meaning\n  at {user_location()}")
@@ -771,7 +771,7 @@ def _poly1d_coefficients(c):
     """``np.poly1d(c).coeffs``: leading zeros trimmed, which only a constant or a single
     coefficient leaves of a known length."""
     if isinstance(c, Tracer):
-        known = c.trace.known_value(c)
+        known = c._trace.known_value(c)
         if known is None:
             if c.ndim > 1:
                 raise located(ValueError, "Polynomial must be 1d only.")
@@ -916,8 +916,8 @@ def _mask_of(mask, a: Tracer, name: str):
     """The mask as NumPy reads it for ``np.putmask`` / ``np.place``: any dtype, non-zero is set,
     of ``a``'s size and taken in C order over ``a``'s shape; a traced one is copied (the write
     must not change the mask it reads)."""
-    if isinstance(mask, Tracer) and mask.trace.known_value(mask) is not None:
-        mask = mask.trace.known_value(mask)  # NB: a constant made inside f is as static as NumPy's
+    if isinstance(mask, Tracer) and mask._trace.known_value(mask) is not None:
+        mask = mask._trace.known_value(mask)  # NB: a constant made inside f is as static as NumPy's
     mask = mask if isinstance(mask, Tracer) else np.asarray(sequence_as_array(mask))
     if int(np.prod(shape_of(mask))) != a.size:
         raise located(ValueError, f"{name}: mask and data must be the same size")
@@ -982,7 +982,7 @@ def place(arr, mask, vals) -> None:
     if a.size == 0:
         return
     if values.size == 0:
-        known = mask.trace.known_value(mask) if isinstance(mask, Tracer) else mask
+        known = mask._trace.known_value(mask) if isinstance(mask, Tracer) else mask
         if known is None:
             raise ConcretizationError("np.place with no values raises exactly when the traced mask selects "
                                       f"something, which depends on the data\n  at {user_location()}")

@@ -193,7 +193,7 @@ def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True)
                       f"according to the rule {casting!r}")
     if dtype == a.dtype and not copy:
         return a
-    return fresh(a.trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
+    return fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
 
 
 @implements(np.concatenate)
@@ -419,7 +419,7 @@ def _arg_reduction(name):
             # NB: NumPy checks the cast from out to its index type (out of uint64 or float is refused)
             raise located(TypeError, f"Cannot cast array data from {out.dtype!r} to {np.dtype(np.intp)!r} "
                                      "according to the rule 'safe'")
-        return _result(a.trace, "argreduce", [a], shape, np.dtype(np.intp), out,
+        return _result(a._trace, "argreduce", [a], shape, np.dtype(np.intp), out,
                        dict(name=name, axis=None if axis is None else axes[0], keepdims=keepdims))
 
     return impl

@@ -93,7 +93,7 @@ def _result_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
 
 
 def getitem(a: Tracer, key) -> Tracer:
-    trace = a.trace
+    trace = a._trace
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
         mask = arrays[0]
@@ -135,7 +135,7 @@ def _broadcasts_to(shape, target) -> bool:
 
 
 def setitem(a: Tracer, key, value) -> None:
-    trace = a.trace
+    trace = a._trace
     a.check_writeable()
     value = sequence_as_array(value)
     if is_basic_index(key):
@@ -232,7 +232,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     if isinstance(src, Tracer) and (src.storage, src.header, src.dtype) == (dst.storage, dst.header, dst.dtype):
         return None  # NB: NumPy returns before any check when src is dst's very memory
     dst.check_writeable()  # NB: then a read-only destination, before the cast and the shapes
-    trace = dst.trace
+    trace = dst._trace
     # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
     # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
     weak = type(src) in (int, float, complex, bool)
@@ -254,7 +254,7 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 def fill(a: Tracer, value) -> None:
     with numpy_errors():
-        a.trace.write("copy", [as_operand(a.trace, value, a.dtype)], [a])
+        a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
 
 
 @implements(np.fill_diagonal)

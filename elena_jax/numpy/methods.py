@@ -52,7 +52,7 @@ def copy(self, order="C"):
 
 def sort(self, axis=-1, kind=None, order=None):
     """In-place sort, as ``ndarray.sort``."""
-    self.trace.write("sort", [self], [self], axis=axis)
+    self._trace.write("sort", [self], [self], axis=axis)
 
 
 def flatten(self, order="C"):
@@ -66,7 +66,7 @@ def view(self, dtype=None, type=None):
     if dtype.itemsize != self.itemsize:
         raise located(UnsupportedError, "view() with a dtype of another size")
     # A reinterpretation is a read-only copy here: writing through it is refused.
-    out = self.trace.define("bitcast", [self], self.shape, dtype)
+    out = self._trace.define("bitcast", [self], self.shape, dtype)
     out.writeable = False
     return out
 

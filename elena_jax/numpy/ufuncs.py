@@ -278,7 +278,7 @@ def numpy_folds(ufunc, method: str, dtype: np.dtype, loop: np.dtype | None) -> b
 def in_order(r: Tracer, axes: list[int]) -> Tracer:
     """The array whose axes ``axes`` (in any numbering) are ``r``'s axes in memory order: a
     transposed header over ``r``'s storage that, like a fresh result, is no view (no base)."""
-    return Tracer(r.trace, r.storage, V.transpose(r.header, np.argsort(axes)), r.writeable)
+    return Tracer(r._trace, r.storage, V.transpose(r.header, np.argsort(axes)), r.writeable)
 
 
 def _result(trace, prim, ins, shape, dtype, out, params):
