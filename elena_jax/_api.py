@@ -26,7 +26,7 @@ import jax
 import numpy as np
 
 from . import _aliases, deps
-from .errors import UnsupportedError
+from .errors import UnsupportedError, located
 from .ir import Access, Program
 from .lower import lower
 from .lower.memory import read
@@ -116,7 +116,7 @@ class Functionalized:
         o = self.options
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
         leaves, key, numpy_at = [], [], []
-        for leaf in flat:
+        for position, leaf in enumerate(flat):
             kind = _KINDS.get(type(leaf)) or _kind(leaf)
             if kind == "numpy":
                 numpy_at.append((len(leaves), len(key)))
@@ -138,9 +138,10 @@ class Functionalized:
                 try:
                     hash(value)
                 except TypeError:
-                    raise TypeError(
-                        f"an argument of type {type(value).__name__} is neither an array nor hashable; "
-                        "make it an array or a static argument (a tuple, number or string)") from None
+                    path, _ = jax.tree_util.tree_flatten_with_path(self._mark_static(args, kwargs))[0][position]
+                    raise located(TypeError, f"argument {self._describe(path)} of type {type(value).__name__} "
+                                  "is neither an array nor hashable; make it an array or a static argument "
+                                  "(a tuple, number or string)") from None
                 key.append(("static", static_type, value))
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
@@ -411,7 +412,7 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     ``checked=True`` raises the errors NumPy raises from the values: IndexError
     for traced integer indices out of range (by default XLA clamps reads and drops
     such writes), LinAlgError for singular matrices, ValueError for negative
-    integer powers.
+    integer powers and for all-NaN slices of nanargmin/nanargmax.
     """
     if f is None:
         return functools.partial(functionalize, static_argnums=static_argnums,

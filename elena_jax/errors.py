@@ -6,10 +6,12 @@ innermost stack frame that is neither elena_jax's nor NumPy's nor JAX's.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
 import sysconfig
+from collections.abc import Callable
 
 import numpy as np
 
@@ -49,3 +51,23 @@ def user_location() -> str:
 def located(exc_type: type[BaseException], message: str) -> BaseException:
     """An exception of NumPy's type whose message ends with the user's line."""
     return exc_type(f"{message}\n  at {user_location()}")
+
+
+def names_a_location(e: BaseException) -> bool:
+    return "\n  at " in str(e) or any(n.startswith("  at ") for n in getattr(e, "__notes__", ()))
+
+
+def locating(fn: Callable) -> Callable:
+    """``fn`` whose errors name the user's line: NumPy's own and the View algebra's (an
+    AxisError, a reshape that cannot be) get it as a note, keeping their type."""
+
+    @functools.wraps(fn)
+    def located_fn(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            if not names_a_location(e):
+                e.add_note(f"  at {user_location()}")
+            raise
+
+    return located_fn

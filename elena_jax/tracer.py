@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import view as V
-from .errors import ConcretizationError, UnsupportedError, located, user_location
+from .errors import ConcretizationError, UnsupportedError, located, locating, user_location
 from .ir import Access, Const, Op, Operand, Program
 from .storage import Storage
 
@@ -109,11 +109,13 @@ class Trace:
         base = self.known.get(t.storage.id)
         if base is None:
             return None
-        if t.size == 0:
-            return np.zeros(t.shape, base.dtype)
-        item = base.itemsize
-        return np.lib.stride_tricks.as_strided(
-            base.reshape(-1)[t.header.offset :], t.shape, [st * item for st in t.header.strides]).copy()
+        return _strided(base, t).copy()
+
+    def know(self, t: Tracer, value: np.ndarray) -> None:
+        """Record the value of ``t``, a view of all of its (fresh) storage, as known."""
+        base = np.empty(t.storage.shape, value.dtype)
+        _strided(base, t)[...] = value
+        self.known[t.storage.id] = base
 
     def write(self, prim: str, ins, dsts, /, **params) -> None:
         """An in-place write: the op's results go into the views ``dsts``."""
@@ -121,6 +123,14 @@ class Trace:
             d.check_writeable()
             self.known.pop(d.storage.id, None)
         self.record(prim, [self.operand(x) for x in ins], [d.access for d in dsts], params)
+
+
+def _strided(base: np.ndarray, t: Tracer) -> np.ndarray:
+    """``t``'s view of ``base``, a NumPy array holding its storage."""
+    if t.size == 0:
+        return np.zeros(t.shape, base.dtype)
+    return np.lib.stride_tricks.as_strided(
+        base.reshape(-1)[t.header.offset :], t.shape, [st * base.itemsize for st in t.header.strides])
 
 
 def _transposed(x: Any, axes: tuple[int, ...]) -> Any:
@@ -277,11 +287,13 @@ class Tracer:
     def flags(self) -> _Flags:
         return _Flags(self)
 
+    @locating
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    @locating
     def __iter__(self) -> Iterator[Tracer]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
@@ -370,6 +382,7 @@ class Tracer:
             return "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
         return order
 
+    @locating
     def reshape(self, *shape, order: str = "C") -> Tracer:
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
         if self._index_order(order) == "F":  # NB: Fortran index order is C order of the reversed axes
@@ -380,6 +393,7 @@ class Tracer:
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)
 
+    @locating
     def ravel(self, order: str = "C") -> Tracer:
         """A view exactly where NumPy's ravel in ``order`` is one: F is the C ravel of the reversed
         axes, K the C ravel of the axes by decreasing |stride| (negative strides read forwards)."""
@@ -391,6 +405,7 @@ class Tracer:
             return self.view_of(V.reshape(self.header, (-1,)))
         return HOOKS["copy"](self).reshape(-1)
 
+    @locating
     def transpose(self, *axes) -> Tracer:
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
         return self.view_of(V.transpose(self.header, None if axes is None or len(axes) == 0 else axes))
@@ -403,18 +418,22 @@ class Tracer:
     def mT(self) -> Tracer:
         return self.swapaxes(-1, -2)
 
+    @locating
     def swapaxes(self, a: int, b: int) -> Tracer:
         return self.view_of(V.swapaxes(self.header, a, b))
 
+    @locating
     def squeeze(self, axis=None) -> Tracer:
         return self.view_of(V.squeeze(self.header, axis))
 
+    @locating
     def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tracer:
         # NB: since NumPy 1.9 diagonal() is a read-only view.
         return self.view_of(V.diagonal(self.header, offset, axis1, axis2), writeable=False)
 
     # -- indexing ---------------------------------------------------------------
 
+    @locating
     def __getitem__(self, key) -> Tracer:
         if is_basic_index(key):
             out = self.view_of(self.index_view(key))
@@ -431,6 +450,7 @@ class Tracer:
         except IndexError as e:
             raise located(IndexError, str(e)) from None
 
+    @locating
     def __setitem__(self, key, value) -> None:
         HOOKS["setitem"](self, key, value)
 

@@ -177,12 +177,31 @@ def test_numpys_exception_type(f):
     np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4))
 
 
-@pytest.mark.xfail(strict=True, reason="errors raised by Tracer methods (a.reshape) do not name the user's line yet")
-def test_reshape_method_error_names_the_line():
-    def f(a):
-        return a.reshape(5, -1)
+def _reshape_method(a):
+    return a.reshape(5, -1)
 
-    fails(f, np.ones(12), exc=ValueError, match="cannot reshape")
+
+def _swapaxes_method(a):
+    return a.swapaxes(0, 2)
+
+
+def _view_method(a):
+    return a.view(np.int32)
+
+
+def _compress_method(a):
+    return a.compress([True, False], axis=3)
+
+
+@pytest.mark.parametrize("f", [_reshape_method, _swapaxes_method, _compress_method],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_an_error_raised_by_an_ndarray_method_names_the_line(f):
+    """Tracer methods raise NumPy's exception type, with the user's line."""
+    fails(f, np.ones((3, 4)), exc=numpys_error(f, np.ones((3, 4))))
+
+
+def test_an_unsupported_ndarray_method_names_the_line():
+    fails(_view_method, np.ones(3), exc=elena_jax.UnsupportedError, match="another size")
 
 
 EXPONENTS = np.array([2, -1, 3])
@@ -211,12 +230,11 @@ def _scale(a, options):
     return a * 2
 
 
-def test_a_non_hashable_non_array_argument_is_a_typeerror():
-    with pytest.raises(TypeError, match="type set is neither an array nor hashable"):
+def test_a_non_hashable_non_array_argument_is_a_typeerror_naming_it():
+    with pytest.raises(TypeError, match="argument options of type set is neither an array nor hashable"):
         elena_jax.functionalize(_scale)(np.ones(3), {1, 2})
 
 
-@pytest.mark.xfail(strict=True, reason="the error for a non-hashable argument does not name the caller's line yet")
 def test_a_non_hashable_argument_error_names_the_call_site():
     with pytest.raises(TypeError) as info:
         elena_jax.functionalize(_scale)(np.ones(3), {1, 2})

@@ -7,14 +7,13 @@ shapes and dtypes with NumPy's own machinery (``ufunc.resolve_dtypes``,
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import view as V
-from ..errors import UnsupportedError, located, user_location
+from ..errors import UnsupportedError, located, locating
 from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
 
 
@@ -26,24 +25,12 @@ def implements(*funcs: Callable) -> Callable:
     """
 
     def register(rule: Callable) -> Callable:
-        @functools.wraps(rule)
-        def located_rule(*args, **kwargs):
-            try:
-                return rule(*args, **kwargs)
-            except Exception as e:
-                if not _names_a_location(e):
-                    e.add_note(f"  at {user_location()}")
-                raise
-
+        located_rule = locating(rule)
         for f in funcs:
             FUNCTIONS[f] = located_rule
         return rule
 
     return register
-
-
-def _names_a_location(e: BaseException) -> bool:
-    return "\n  at " in str(e) or any(n.startswith("  at ") for n in getattr(e, "__notes__", ()))
 
 
 def trace_of(*values: Any) -> Trace:

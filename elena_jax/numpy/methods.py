@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnsupportedError, located
+from ..errors import UnsupportedError, located, locating
 from ..tracer import HOOKS, Tracer
 from .functions import astype
 from .indexing import fill
@@ -80,6 +80,6 @@ def imag(self):
 
 
 for _f in (astype, compress, conj, conjugate, copy, fill, sort, flatten, view):
-    setattr(Tracer, _f.__name__, _f)
+    setattr(Tracer, _f.__name__, locating(_f))
 Tracer.real = property(real)
 Tracer.imag = property(imag)
