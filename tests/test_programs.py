@@ -1305,21 +1305,38 @@ def test_index_helpers():
     check_against_numpy(ix_mgrid_ogrid_indices, F)
 
 
-@pytest.mark.xfail(strict=True, raises=elena_jax.ConcretizationError,
-                   reason="np.r_/np.c_ convert traced items with NumPy's internal np.array (not intercepted)")
 def test_r_and_c_of_traced_arrays():
-    check_against_numpy(lambda v: (np.r_[v, 0.0, v[::-1]], np.c_[v, v * 2]), V)
+    check_against_numpy(lambda v: (np.r_[v, 0.0, v[::-1]], np.c_[v, v * 2], np.r_["0,2", v, v > 0], np.r_["1,2,0", v[:4], v[4:8]],
+                                   np.c_[np.float32(1), v[:1]], np.r_[v[:2], 1:3], np.r_[-1, v.astype(np.int8)]), V)
 
 
-@pytest.mark.xfail(strict=True, raises=elena_jax.ConcretizationError,
-                   reason="arrays made inside f from constants are traced, so np.nonzero of them is refused "
-                          "as data-dependent although NumPy's answer is static")
 def test_nonzero_of_a_constant_built_inside():
+    """Integer and boolean arithmetic on constants made inside f is known at trace time, so
+    functions whose output shape depends on the data answer as NumPy does."""
     def f(a):
-        a[:, np.nonzero(np.arange(8) % 3 == 0)[0]] = 1
-        return a
+        lanes = np.arange(8)
+        a[:, np.nonzero(lanes % 3 == 0)[0]] = 1
+        keep = (lanes > 2) & ~((lanes == 4) | (lanes == 5))
+        picked = np.unique(lanes[::-1] // 2, return_counts=True)
+        return a, np.flatnonzero(keep), np.argwhere(keep.reshape(2, 4)), picked, a.compress(keep, axis=1)
 
     check_against_numpy(f, F)
+
+
+def test_a_written_or_float_computed_constant_is_not_known():
+    """Once written, or computed in floating point (where XLA may round otherwise), a constant
+    made inside f is traced like any array: a data-dependent shape of it is refused."""
+    def written(a):
+        m = np.arange(8) > 3
+        m[0] = a[0, 0] > 0
+        return np.nonzero(m)
+
+    def float_computed(a):
+        return np.nonzero(np.sin(np.arange(8.0)) > 0)
+
+    for f in (written, float_computed):
+        with pytest.raises(elena_jax.ConcretizationError, match="depends on the data"):
+            elena_jax.functionalize(f)(F.copy())
 
 
 # --- `a[i] op= v` where a[i] is a NumPy scalar: Python's tmp = a[i]; tmp = tmp op v; a[i] = tmp -----------

@@ -22,6 +22,7 @@ import sys
 import threading
 
 import numpy as np
+import numpy.lib._index_tricks_impl as _index_tricks
 
 from ..errors import _SKIPPED, ConcretizationError, user_location
 from ..tracer import Tracer, current_trace
@@ -104,7 +105,7 @@ def constant(value: np.ndarray) -> Tracer:
     trace = trace_of()
     layout = like_order(value)  # NB: np.asarray(W.T) of a global W is Fortran ordered
     t = fresh(trace, "copy", [value], value.shape, value.dtype, layout=layout)
-    trace.known[t.storage.id] = value.transpose(layout)  # in the storage's order
+    trace.know(t, value)
     return t
 
 
@@ -264,6 +265,15 @@ def replace(module, name: str, value) -> None:
 
 for _name, _impl in CREATION.items():
     intercept(np, _name, _impl)
+
+
+def _array_of_tracers(obj, *args, **kwargs):
+    """np.r_ and np.c_ convert each item with NumPy's internal ``array``: traced items are ours."""
+    return (array if isinstance(obj, Tracer) else ORIGINALS["array"])(obj, *args, **kwargs)
+
+
+replace(_index_tricks, "array", _array_of_tracers)
+INTERCEPTED += ["numpy.r_", "numpy.c_"]
 
 
 @contextlib.contextmanager
