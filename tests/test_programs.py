@@ -1306,8 +1306,9 @@ def test_index_helpers():
 
 
 def test_r_and_c_of_traced_arrays():
-    check_against_numpy(lambda v: (np.r_[v, 0.0, v[::-1]], np.c_[v, v * 2], np.r_["0,2", v, v > 0], np.r_["1,2,0", v[:4], v[4:8]],
-                                   np.c_[np.float32(1), v[:1]], np.r_[v[:2], 1:3], np.r_[-1, v.astype(np.int8)]), V)
+    check_against_numpy(lambda v: (np.r_[v, 0.0, v[::-1]], np.c_[v, v * 2], np.r_["0,2", v, v > 0],
+                                   np.r_["1,2,0", v[:4], v[4:8]], np.c_[np.float32(1), v[:1]], np.r_[v[:2], 1:3],
+                                   np.r_[-1, v.astype(np.int8)]), V)
 
 
 def test_nonzero_of_a_constant_built_inside():

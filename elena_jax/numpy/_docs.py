@@ -15,7 +15,6 @@ import numpy as np
 from ..tracer import FUNCTIONS
 from . import supported
 from .creation import CREATION
-from .functions import data_dependent
 from .methods import MIRRORED
 
 _HEADER = """\
@@ -41,7 +40,7 @@ def render() -> str:
     names = supported()
     creation = {f"numpy.{n}" for n in CREATION}
     refused = {f"numpy.{f.__name__}" for f, rule in FUNCTIONS.items()
-               if getattr(rule, "__wrapped__", rule) is data_dependent}
+               if getattr(rule, "data_dependent", False)}
     names = [n for n in names if n not in refused]
     groups = {
         "Ufuncs": [n for n in names if n.count(".") == 1 and _is_ufunc(n)],
@@ -60,7 +59,9 @@ def render() -> str:
     lines.append(f"## ndarray methods and attributes ({len(methods)})\n")
     lines.append(", ".join(f"`{m}`" for m in methods) + "\n")
     lines.append(f"{len(names)} NumPy names traced in all.\n")
-    lines.append("## Recognised and refused: output shape depends on the data (ConcretizationError)\n")
+    lines.append("## Recognised and refused: output shape depends on the data (ConcretizationError)\n"
+                 "\nOf arrays computed inside the function from constants only (integer and boolean "
+                 "ufuncs, views), these give NumPy's answer.\n")
     lines.append(", ".join(f"`{n.removeprefix('numpy.')}`" for n in sorted(refused)) + "\n")
     lines.append("## Refused: random numbers (UnsupportedError)\n")
     lines.append("`numpy.random` (its functions, and the methods of a `Generator` or `RandomState` made outside "

@@ -983,16 +983,41 @@ def traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
     return out.astype(dtype) if dtype is not None else out
 
 
-@implements(np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract)
-def data_dependent(*args, **kwargs):
+def data_dependent():
     raise ConcretizationError(f"this function's output shape depends on the data\n  at {user_location()}")
+
+
+def _known(x):
+    """``x`` with its value where it is a tracer whose value is known at trace time, else None."""
+    return x._trace.known_value(x) if isinstance(x, Tracer) else x
+
+
+def _shaped_by_the_data(func):
+    """A function whose output shape depends on the data: NumPy's answer, as constants, when
+    every traced argument is known at trace time (made inside f from constants); else refused."""
+    def rule(*args, **kwargs):
+        values, named = [_known(a) for a in args], {k: _known(v) for k, v in kwargs.items()}
+        if any(v is None and a is not None for v, a in zip([*values, *named.values()], [*args, *kwargs.values()])):
+            data_dependent()
+        result = func(*values, **named)
+        if isinstance(result, tuple):
+            return type(result)(*map(constant, result)) if hasattr(result, "_fields") else tuple(map(constant, result))
+        return constant(result)
+
+    rule.data_dependent = True
+    return rule
+
+
+for _f in (np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract):
+    implements(_f)(_shaped_by_the_data(_f))
 
 
 @implements(np.compress)
 def compress(condition, a, axis=None, out=None):
     """A condition known at trace time picks known positions: a take (NumPy decides which, and
     raises its errors, on the positions along the axis). A traced condition depends on the data."""
-    if has_tracer(condition):
+    condition = _known(condition)
+    if condition is None or has_tracer(condition):
         data_dependent()
     kept = _take_positions(lambda positions, ax: np.compress(condition, positions, ax), a, axis)
     return _returned("compress", [kept], out, False)

@@ -146,6 +146,7 @@ def ufunc_rule(ufunc):
         if all(o is None for o in outs) and where is True:
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
+            _fold(trace, ufunc, inputs, loop, results, dtype=dtype, signature=signature, casting=casting)
             return results[0] if ufunc.nout == 1 else tuple(results)
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
@@ -161,6 +162,22 @@ def ufunc_rule(ufunc):
         return targets[0] if ufunc.nout == 1 else tuple(targets)
 
     return rule
+
+
+def _fold(trace, ufunc, inputs, loop, results, **options) -> None:
+    """Results over values known at trace time are known too, where NumPy and XLA compute
+    them exactly alike: integer and boolean loops, and boolean results (comparisons, isnan):
+    a mask or index built inside f from constants is then as static as NumPy's."""
+    exact = all(d.kind in "biu" for d in loop) or all(d.kind == "b" for d in loop[ufunc.nin :])
+    if not exact or any(isinstance(x, Tracer) and x.weak for x in inputs):
+        return
+    values = [trace.known_value(x) if isinstance(x, Tracer) else x for x in inputs]
+    if any(v is None for v in values):
+        return
+    with np.errstate(all="ignore"):
+        folded = ufunc(*values, **{k: v for k, v in options.items() if v is not None})
+    for r, value in zip(results, folded if ufunc.nout > 1 else [folded]):
+        trace.know(r, np.asarray(value, r.dtype))
 
 
 for _name in dir(np):
