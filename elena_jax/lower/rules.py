@@ -442,6 +442,8 @@ def value_check(op) -> tuple[BaseException, Callable] | None:
     if op.prim == "jnp" and name in _LINALG_ERRORS:  # NB: a finite matrix whose result is not: LAPACK's info > 0
         return np.linalg.LinAlgError(_LINALG_ERRORS[name]), lambda ins, results: (
             jnp.all(jnp.stack([jnp.isfinite(x).all() for x in ins])) & ~jnp.isfinite(results[0]).all())
+    if op.prim == "jnp" and name in ("nanargmin", "nanargmax"):  # NB: jax.numpy's answer there is -1
+        return ValueError("All-NaN slice encountered"), lambda ins, results: jnp.any(results[0] < 0)
     if op.prim == "ufunc" and name == "power" and np.dtype(op.params["loop"][1]).kind == "i":
         def negative(ins, results):  # NB: where= elements left alone are not computed
             bad = jnp.asarray(ins[1]) < 0
