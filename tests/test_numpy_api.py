@@ -63,16 +63,16 @@ SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 1e300, -1e-30
 # --- the oracle comparison ---------------------------------------------------------------
 
 
-def assert_same(got, want, what="result", scaled_atol=True):
+def assert_same(got, want, what="result", scaled_atol=True, atol=None):
     """``got`` is NumPy's ``want``: the same containers, Python scalars where NumPy gives them,
     dtypes, shapes, values (NaN positions equal). Floats within their type's relative tolerance
     and an absolute one that, with ``scaled_atol``, grows with the largest value (XLA may contract
-    a product and a sum into an FMA)."""
+    a product and a sum into an FMA); ``atol``, where given, replaces that absolute tolerance."""
     if isinstance(want, (list, tuple)):
         assert type(got) is type(want), f"{what}: {type(got).__name__} != NumPy's {type(want).__name__}"
         assert len(got) == len(want), f"{what}: length {len(got)} != NumPy's {len(want)}"
         for k, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, f"{what}[{k}]", scaled_atol)
+            assert_same(g, w, f"{what}[{k}]", scaled_atol, atol)
         return
     if want is None:
         assert got is None, f"{what}: {got!r} != NumPy's None"
@@ -87,7 +87,8 @@ def assert_same(got, want, what="result", scaled_atol=True):
     if want.dtype.kind in "fc":
         rtol = 1e-5 if want.dtype.itemsize * (2 if want.dtype.kind == "f" else 1) <= 8 else 1e-12
         finite = np.abs(want[np.isfinite(want)])
-        atol = rtol * 1e-3 * (max(1.0, float(finite.max(initial=1.0))) if scaled_atol else 1.0)
+        if atol is None:
+            atol = rtol * 1e-3 * (max(1.0, float(finite.max(initial=1.0))) if scaled_atol else 1.0)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
         # NaN positions equal, and infinities of the same sign
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN positions")
@@ -95,7 +96,7 @@ def assert_same(got, want, what="result", scaled_atol=True):
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
-def check(f, *args, jit=False, optimize=True, scaled_atol=True):
+def check(f, *args, jit=False, optimize=True, scaled_atol=True, atol=None):
     """Run ``f`` with NumPy and with elena_jax on copies; compare results and arguments (see
     `assert_same`). Where NumPy raises, elena_jax raises the same type and leaves the arguments."""
     np_args = copy.deepcopy(args)
@@ -114,10 +115,10 @@ def check(f, *args, jit=False, optimize=True, scaled_atol=True):
     got = elena_jax.functionalize(f, jit=jit, optimize=optimize)(*ej_args)
     if isinstance(want, np.ndarray) and want.dtype.kind not in "biufc":
         raise AssertionError(f"unexpected NumPy result {want!r}")
-    assert_same(got, want, scaled_atol=scaled_atol)
+    assert_same(got, want, scaled_atol=scaled_atol, atol=atol)
     for k, (g, w) in enumerate(zip(ej_args, np_args)):
         if isinstance(w, np.ndarray):
-            assert_same(g, w, f"argument {k} after the call", scaled_atol)
+            assert_same(g, w, f"argument {k} after the call", scaled_atol, atol)
     return want
 
 

@@ -28,9 +28,9 @@ REALS = ["float64", "float32", "int32", "uint8", "bool"]
 ALL = REALS + ["complex128"]
 
 
-def check(f, *args, jit=False):
+def check(f, *args, jit=False, atol=None):
     """tests/test_numpy_api.py's oracle comparison, the absolute tolerance not scaled by magnitude."""
-    return numpy_api.check(f, *args, jit=jit, scaled_atol=False)
+    return numpy_api.check(f, *args, jit=jit, scaled_atol=False, atol=atol)
 
 
 def refuses(f, *args, exc=elena_jax.ConcretizationError, match=None):
@@ -663,7 +663,9 @@ def test_linalg_decompositions_and_their_named_results(dt):
                 np.linalg.svdvals(m), q, r, np.linalg.qr(m, mode="r"), e.eigenvalues, e.eigenvectors,
                 np.linalg.eigh(s, UPLO="U"), np.linalg.cond(m), np.linalg.cond(s, 1), np.linalg.matrix_rank(m[:2]))
 
-    check(f, m, s)
+    # NB: XLA's LAPACK build and NumPy's (OpenBLAS) differ by a few float32 ulps of the unit-norm
+    # vectors, which is more than float32's relative tolerance of their small entries (0.0511)
+    check(f, m, s, atol=2e-6 if dt == "float32" else None)
 
 
 def test_linalg_array_api_functions():
