@@ -622,6 +622,8 @@ MANIP = {
     "allclose": lambda a, b: (np.allclose(a, a), np.allclose(a, b[:, :4])),
     "nan_to_num": lambda a, b: (np.nan_to_num(np.log(a)), np.nan_to_num(np.log(a), nan=-1.0, posinf=9.0)),
     "diff": lambda a, b: (np.diff(a), np.diff(a.T, axis=0), np.diff(a, n=2)),
+    # NB: NumPy computes sinc and i0 of integers in float64 (jax.numpy would in float32)
+    "sinc_i0": lambda a, b: (np.sinc(a), np.sinc(a.T * 3), np.i0(a), np.i0(b[:, ::2])),
     "cross": lambda a, b: np.cross(a[:, :3], b[:, 1:4]),
     # linear algebra
     "outer": lambda a, b: np.outer(a[0], b[1]),

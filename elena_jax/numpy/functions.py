@@ -540,7 +540,7 @@ def _sort_kind(kwargs: dict) -> dict:
 # JAX would otherwise compute in its own default float.
 FLOAT_COMPUTE = {"std", "var", "median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
-                 "quantile", "nanpercentile", "nanquantile", "interp"}
+                 "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
 WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
