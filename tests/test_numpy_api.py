@@ -706,6 +706,9 @@ def test_compress_with_a_condition_known_at_trace_time(dt):
                      a.compress([True, False, False, True], 1), np.compress([False] * 4, a.T, axis=0),
                      np.compress([1, 0, 0, 0, 0], a[0])), arr((3, 4), dt))
     check(lambda a: np.compress([0, 0, 0, 0, 1], a, axis=1), arr((3, 4), dt))
+    # NB: of an empty array NumPy "takes" past an empty axis when the result is empty too
+    check(lambda a: (np.compress([1, 1], a[:0, :0], axis=1), np.delete(a[:0], [1], axis=1)), arr((3, 4), dt))
+    assert isinstance(check(lambda a: np.compress([1, 1], a[:1, :0], axis=1), arr((3, 4), dt)), IndexError)
 
 
 def test_compress_with_a_traced_condition_depends_on_the_data():

@@ -772,6 +772,8 @@ def _take_positions(select, a, axis):
     a = a if isinstance(a, Tracer) else np.asarray(a)
     a = np.ravel(a) if axis is None else a
     axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    if a.size == 0:  # NB: NumPy "takes" even from an empty axis when the result is empty
+        return constant(np.zeros(select(np.zeros(a.shape, np.int8), axis).shape, a.dtype))
     line = [1] * a.ndim
     line[axis] = -1
     return np.take(a, select(np.arange(a.shape[axis]).reshape(line), axis).reshape(-1), axis=axis)
