@@ -126,7 +126,9 @@ FUNCTIONS = ("where", "concatenate", "stack", "roll", "diff", "flip", "sort", "c
              "norm", "average", "insert", "delete", "put", "put_along_axis", "fill_diagonal", "nanmax", "nanmean",
              "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid", "ediff1d", "vander",
              "cov", "corrcoef", "isin", "append", "compress", "resize", "rot90", "lexsort", "choose", "out_reduce",
-             "out_scan", "out_round", "out_matmul", "reduceat", "ufunc_at")
+             "out_scan", "out_round", "out_matmul", "reduceat", "ufunc_at", "hstack", "vstack", "dstack",
+             "column_stack", "block", "r_", "split", "nan_to_num", "fix", "sinc", "unwrap", "known_mask",
+             "unique", "atleast_3d", "unstack", "trace_method")
 # Forms elena_jax refuses on complex values: np.histogram (NumPy's binning mixes real-part arithmetic
 # with complex order), np.nanmedian (jax.numpy's quantile refuses complex)
 REFUSED_FOR_COMPLEX = {"histogram", "nanmedian"}
@@ -610,6 +612,28 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
         return ("inplace", "np.round", x, f", {draw.integers(-1, 2)}, out={x}")
     if form == "out_matmul":
         return ("inplace", "np.matmul", x, f", {other}, out={x}")
+    if form in ("hstack", "vstack", "dstack", "column_stack"):
+        return ("call", name, f"np.{form}", f"[{x}, {other}]", "")
+    if form == "block":
+        return ("call", name, "np.block", f"[[{x}, {other}]]", "")
+    if form == "r_":  # NB: np.r_ converts its items with NumPy's internal np.array
+        return ("view", name, "np.r_", f"[{x}.ravel(), {_literal(draw, kind)}, {other}.ravel()]")
+    if form == "split":  # NB: NumPy refuses sections that do not divide the axis
+        how = draw.choice(["split", "hsplit", "vsplit", "dsplit"])
+        axis = f", axis={ax}" if how == "split" else ""
+        return ("view", name, f"np.{how}({x}, {draw.integers(1, 3)}{axis})", f"[{draw.integers(-1, 0)}]")
+    if form in ("nan_to_num", "fix", "sinc", "unwrap"):
+        return ("call", name, f"np.{form}", x, "")
+    if form == "known_mask":  # NB: a mask made inside f from constants: as static as NumPy's
+        n = t.shape[-1] if nd else 1
+        return ("view", name, x, f"[..., np.nonzero(np.arange({n}) % {draw.integers(1, 3)} == 0)[0]]" if nd else "[()]")
+    if form == "unique":
+        return ("view", name, f"np.unique(np.arange({draw.integers(0, 6)}) // 2, return_counts=True)",
+                f"[{draw.integers(0, 1)}]")
+    if form in ("atleast_3d", "unstack"):
+        return ("view", name, f"np.{form}({x})", "" if form == "atleast_3d" else "[0]")
+    if form == "trace_method":
+        return ("call", name, f"{x}.trace", "", f"offset={draw.integers(-1, 1)}")
     # fill_diagonal: an in-place write of a strided view NumPy builds itself
     return ("inplace", "np.fill_diagonal", x, f", {_literal(draw, kind)}")
 
