@@ -50,6 +50,11 @@ class Trace:
         # Storages whose whole value is known when tracing (constants never written
         # since): indexing with them can follow NumPy exactly, data-dependence included.
         self.known: dict[int, np.ndarray] = {}
+        # Views in another type (``c.real``, ``a.view(np.int64)``) are storages of their own,
+        # kept equal to what NumPy's shared memory would show: storage id -> (base view, kind),
+        # and base storage id -> [(reinterpreted storage, base view, kind)].
+        self.base_of: dict[int, tuple[Tracer, str]] = {}
+        self.reinterpreted: dict[int, list[tuple[Storage, Tracer, str]]] = {}
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Trace]:
@@ -123,6 +128,32 @@ class Trace:
             d.check_writeable()
             self.known.pop(d.storage.id, None)
         self.record(prim, [self.operand(x) for x in ins], [d.access for d in dsts], params)
+        for s in {d.storage.id: d.storage for d in dsts}.values():
+            self._mirror(s)
+
+    def reinterpret(self, base: Tracer, kind: str, dtype) -> Tracer:
+        """``base`` seen in another type: its ``real`` or ``imag`` part, or its bits as ``dtype``
+        (``bitcast``). NumPy's result is a view; here it is a storage of its own that writes
+        keep equal to that view, both ways (see `_mirror`)."""
+        out = self.define("reinterpret", [base], base.shape, dtype, kind=kind)
+        out.writeable = base.writeable
+        self.base_of[out.storage.id] = (base, kind)
+        self.reinterpreted.setdefault(base.storage.id, []).append((out.storage, base, kind))
+        return out
+
+    def _mirror(self, s: Storage, source: int | None = None) -> None:
+        """After ``s`` changed: a reinterpreted storage's value goes back into its base (unless
+        the change came from there, ``source == -1``), and the views of ``s`` in other types,
+        but the one the change came from (``source``), are read again."""
+        if s.id in self.base_of and source != -1:
+            base, kind = self.base_of[s.id]
+            self.record("reinterpret_back", [Access.whole(s), base.access], [base.access], {"kind": kind})
+            self.known.pop(base.storage.id, None)
+            self._mirror(base.storage, source=s.id)
+        for t, base, kind in self.reinterpreted.get(s.id, []):
+            if t.id != source:
+                self.record("reinterpret", [base.access], [Access.whole(t)], {"kind": kind})
+                self._mirror(t, source=-1)
 
 
 def _strided(base: np.ndarray, t: Tracer) -> np.ndarray:

@@ -890,10 +890,30 @@ def write_through_real_of_complex(a):
     return c
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason=".real/.imag of a complex array are not yet views (refused as read-only, not lost)")
 def test_write_through_real_of_complex():
     check_against_numpy(write_through_real_of_complex, F)
+
+
+def views_in_another_type_follow_their_array(c, a):
+    """``.real``, ``.imag`` and ``.view(dtype)`` share memory with their array: a write to either
+    side is seen through the other, through views of views, and in the caller's arrays."""
+    r, i = c.real, c[:, ::-1].imag
+    c[0] *= 2
+    r[:, ::2] += 1
+    i[1] = r[0, ::-1]
+    np.negative(c.imag[:, 1], out=c.imag[:, 1])
+    first = r.copy()
+    bits = a.view(np.int64)
+    bits[::2] &= ~1
+    a[1] += 0.5
+    u = a.T.view(np.uint64)
+    u[0, -1] = 0
+    c.real.view(np.int64)[2, 0] = 1  # NB: a view in another type of a view in another type
+    return first, i.sum(), bits.copy(), np.real(c.T)[::-1], np.imag(c)[1:3] * 2
+
+
+def test_views_in_another_type_follow_their_array():
+    check_against_numpy(views_in_another_type_follow_their_array, F + 1j * F[::-1], F.copy())
 
 
 def test_imag_of_a_real_array_is_read_only_as_in_numpy():

@@ -694,7 +694,28 @@ def jnp_call(ins, outs, name, template, multiple=None):
     return [jnp.asarray(r).astype(d) for r, (_, d) in zip(res, outs)]
 
 
-@rule("bitcast")
+@rule("reinterpret")
+def reinterpret(ins, outs, kind):
+    """A view in another type (Trace.reinterpret): a complex value's part, or its bits."""
+    if kind == "real":
+        return [jnp.real(ins[0])]
+    if kind == "imag":
+        return [jnp.imag(ins[0])]
+    return bitcast(ins, outs)
+
+
+@rule("reinterpret_back")
+def reinterpret_back(ins, outs, kind):
+    """The base value after a write to its view in another type (``ins``: that view's value,
+    then the base's)."""
+    x, base = ins
+    if kind == "real":
+        return [lax.complex(x, jnp.imag(base))]
+    if kind == "imag":
+        return [lax.complex(jnp.real(base), x)]
+    return bitcast([x], outs)
+
+
 def bitcast(ins, outs):
     (_, dtype), = outs
     x = jnp.asarray(ins[0])

@@ -885,15 +885,17 @@ def _einsum_view(v: V.View, spec: str) -> V.View | None:
 
 
 def _complex_part(func):
-    """``np.real`` / ``np.imag``. NB: of a complex array NumPy returns a writeable view; here the
-    part is a copy, so it is made read-only: a write through it fails instead of being lost.
-    Of a real array, ``real`` is the array itself and ``imag`` NumPy's read-only zeros."""
-    generic = jnp_function(func)
+    """``np.real`` / ``np.imag``: of a complex array, the part as a view (writes through it reach
+    the array: Trace.reinterpret). Of a real array, ``real`` is the array itself and ``imag``
+    NumPy's read-only zeros."""
 
     def part(val):
-        if func is np.real and val.dtype.kind != "c":
+        val = _arr(val)
+        if val.dtype.kind == "c":
+            return val._trace.reinterpret(val, func.__name__, np.finfo(val.dtype).dtype)
+        if func is np.real:
             return val
-        out = generic(val) if val.dtype.kind == "c" else np.zeros_like(val)
+        out = np.zeros_like(val)
         out.writeable = False
         return out
 

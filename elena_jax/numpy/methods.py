@@ -65,10 +65,7 @@ def view(self, dtype=None, type=None):
     dtype = np.dtype(dtype)
     if dtype.itemsize != self.itemsize:
         raise located(UnsupportedError, "view() with a dtype of another size")
-    # A reinterpretation is a read-only copy here: writing through it is refused.
-    out = self._trace.define("bitcast", [self], self.shape, dtype)
-    out.writeable = False
-    return out
+    return self._trace.reinterpret(self, "bitcast", dtype)
 
 
 def real(self):
