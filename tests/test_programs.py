@@ -916,6 +916,23 @@ def test_views_in_another_type_follow_their_array():
     check_against_numpy(views_in_another_type_follow_their_array, F + 1j * F[::-1], F.copy())
 
 
+def memory_questions(a, c):
+    """np.shares_memory is exact and np.may_share_memory compares bounds, as NumPy's, views in
+    another type included (the real and the imaginary parts share no byte)."""
+    r, i = c.real, c.imag
+    return (np.may_share_memory(a[::2], a[1::2]), np.shares_memory(a[::2], a[1::2]), np.shares_memory(r, i),
+            np.may_share_memory(r, i), np.shares_memory(r, c), np.shares_memory(c[1:].imag, c[:1]),
+            np.shares_memory(c[1:].imag, c[:2]), np.shares_memory(r.view(np.int64)[::2], c[1::2]),
+            np.may_share_memory(a[:2], a[2:]), np.shares_memory(a, c.real), np.may_share_memory(r[::3], i[1:2]),
+            np.shares_memory(a[:2], a[2:], max_work=0), np.may_share_memory(r, i, max_work=1000))
+
+
+def test_memory_questions():
+    check_against_numpy(memory_questions, np.arange(8.0), np.arange(8.0) + 1j)
+    with pytest.raises(np.exceptions.TooHardError):  # NB: as NumPy's, where the bounds overlap
+        elena_jax.functionalize(lambda a: np.shares_memory(a[::2], a[1::2], max_work=0))(np.arange(8.0))
+
+
 def test_imag_of_a_real_array_is_read_only_as_in_numpy():
     def f(a):
         a.imag[0] = 5

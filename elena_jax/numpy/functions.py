@@ -1043,11 +1043,47 @@ def size(a, axis=None):
     return int(np.prod(s)) if axis is None else s[axis]
 
 
-@implements(np.shares_memory, np.may_share_memory)
+def _bytes(t: Tracer):
+    """The memory NumPy would give ``t``: (root storage, each element's first byte, the element's
+    width); a view in another type (Trace.reinterpret) lies in its base's bytes."""
+    flat = V.flat_indices(t.header).reshape(-1)
+    if t.storage.id not in t._trace.base_of:
+        return t.storage, flat * t.itemsize, t.itemsize
+    base, kind = t._trace.base_of[t.storage.id]
+    root, starts, width = _bytes(base)
+    part = width // 2 if kind in ("real", "imag") else width
+    return root, starts[flat] + (part if kind == "imag" else 0), part
+
+
+@implements(np.shares_memory)
 def shares_memory(a, b, max_work=None):
-    if not (isinstance(a, Tracer) and isinstance(b, Tracer)) or a.storage is not b.storage:
+    """Exact, as NumPy's: whether some byte belongs to both. With ``max_work=0`` NumPy only
+    compares bounds, and gives up where they overlap."""
+    if max_work == 0 and may_share_memory(a, b):
+        raise located(np.exceptions.TooHardError, "Exceeded max_work")
+    if not (isinstance(a, Tracer) and isinstance(b, Tracer)):
         return False
-    return V.overlap(a.header, b.header)
+    if a.storage is b.storage:
+        return V.overlap(a.header, b.header)
+    (root, starts, width), (other, theirs, their_width) = _bytes(a), _bytes(b)
+    if root is not other or not starts.size or not theirs.size:
+        return False
+    starts = np.sort(starts)
+    before = np.searchsorted(starts, theirs + their_width) - 1  # NB: the last of a's elements starting before
+    return bool(np.any((before >= 0) & (starts[np.maximum(before, 0)] + width > theirs)))
+
+
+@implements(np.may_share_memory)
+def may_share_memory(a, b, max_work=None):
+    """NumPy's default answer (``max_work`` None or 0): whether the bytes the two arrays span overlap."""
+    if max_work:
+        return shares_memory(a, b)
+    if not (isinstance(a, Tracer) and isinstance(b, Tracer)):
+        return False
+    (root, starts, width), (other, theirs, their_width) = _bytes(a), _bytes(b)
+    if root is not other or not starts.size or not theirs.size:
+        return False
+    return bool(starts.min() < theirs.max() + their_width and theirs.min() < starts.max() + width)
 
 
 @implements(np.result_type)
