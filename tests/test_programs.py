@@ -916,6 +916,26 @@ def test_views_in_another_type_follow_their_array():
     check_against_numpy(views_in_another_type_follow_their_array, F + 1j * F[::-1], F.copy())
 
 
+def set_parts_by_attribute(a, c, i):
+    c.imag = a[::-1]
+    c[1:].real = c[:-1].imag
+    a.real = 2.5
+    i.real = a
+    return c.imag.copy()
+
+
+def test_parts_set_by_attribute():
+    check_against_numpy(set_parts_by_attribute, np.arange(8.0), np.arange(8.0) + 1j, np.arange(8))
+
+
+def test_imag_of_a_real_array_cannot_be_set():
+    def f(a):
+        a.imag = 1
+
+    with pytest.raises(TypeError, match=r"imaginary part[\s\S]*test_programs.py"):
+        elena_jax.functionalize(f)(np.arange(3.0))
+
+
 def memory_questions(a, c):
     """np.shares_memory is exact and np.may_share_memory compares bounds, as NumPy's, views in
     another type included (the real and the imaginary parts share no byte)."""

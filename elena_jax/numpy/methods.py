@@ -76,7 +76,17 @@ def imag(self):
     return np.imag(self)
 
 
+def set_real(self, value):
+    np.real(self)[...] = value
+
+
+def set_imag(self, value):
+    if self.dtype.kind != "c":
+        raise located(TypeError, "array does not have imaginary part to set")
+    np.imag(self)[...] = value
+
+
 for _f in (astype, compress, conj, conjugate, copy, fill, sort, flatten, view):
     setattr(Tracer, _f.__name__, locating(_f))
-Tracer.real = property(real)
-Tracer.imag = property(imag)
+Tracer.real = property(real, locating(set_real))
+Tracer.imag = property(imag, locating(set_imag))
