@@ -131,11 +131,11 @@ class Trace:
         for s in {d.storage.id: d.storage for d in dsts}.values():
             self._mirror(s)
 
-    def reinterpret(self, base: Tracer, kind: str, dtype) -> Tracer:
-        """``base`` seen in another type: its ``real`` or ``imag`` part, or its bits as ``dtype``
-        (``bitcast``). NumPy's result is a view; here it is a storage of its own that writes
-        keep equal to that view, both ways (see `_mirror`)."""
-        out = self.define("reinterpret", [base], base.shape, dtype, kind=kind)
+    def reinterpret(self, base: Tracer, kind: str, dtype, shape: tuple[int, ...] | None = None) -> Tracer:
+        """``base`` seen in another type: its ``real`` or ``imag`` part, or its bytes as ``dtype``
+        (``bitcast``; of another size, in ``shape``). NumPy's result is a view; here it is a
+        storage of its own that writes keep equal to that view, both ways (see `_mirror`)."""
+        out = self.define("reinterpret", [base], base.shape if shape is None else shape, dtype, kind=kind)
         out.writeable = base.writeable
         self.base_of[out.storage.id] = (base, kind)
         self.reinterpreted.setdefault(base.storage.id, []).append((out.storage, base, kind))

@@ -966,6 +966,25 @@ def test_view_same_size_writes_through():
     check(f, arr((3,)))
 
 
+def views_of_another_size(a, c, m):
+    b = a.view(np.uint8)
+    b[:, 7] ^= 0x80  # NB: the sign bits of little-endian float64
+    p = c.view(np.float64)  # NB: (real, imaginary) pairs
+    p[:, 1::2] *= -1
+    w = m.view(np.int32)
+    w[0, 0] = 1
+    h = a[:, :2].view(np.complex128)
+    flags = m[:, :4].view(np.bool_)
+    return (b.copy(), p.copy(), w.copy(), h.copy(), c.view(np.float32)[0], m[::2].view(np.uint16).sum(),
+            np.zeros((0, 4)).view(np.int16), a[:, ::4].view(np.float32), flags.copy(), np.shares_memory(h, b[:, 9:]),
+            np.shares_memory(h, b[:, 16:]))
+
+
+def test_views_of_another_size_rescale_the_last_axis_and_write_through():
+    check(views_of_another_size, np.arange(12.0).reshape(3, 4), np.arange(6.0).reshape(2, 3) + 1j,
+          np.arange(16, dtype=np.int16).reshape(2, 8) % 3)
+
+
 @pytest.mark.parametrize("dt", ["complex128", "complex64"])
 def test_complex_real_imag(dt):
     def f(a):

@@ -10,6 +10,7 @@ to the storage's dtype as NumPy's assignment does.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable
 
@@ -696,12 +697,13 @@ def jnp_call(ins, outs, name, template, multiple=None):
 
 @rule("reinterpret")
 def reinterpret(ins, outs, kind):
-    """A view in another type (Trace.reinterpret): a complex value's part, or its bits."""
+    """A view in another type (Trace.reinterpret): a complex value's part, or its bytes."""
+    (shape, dtype), = outs
     if kind == "real":
         return [jnp.real(ins[0])]
     if kind == "imag":
         return [jnp.imag(ins[0])]
-    return bitcast(ins, outs)
+    return [_bytes_as(ins[0], dtype).reshape(shape)]
 
 
 @rule("reinterpret_back")
@@ -713,17 +715,31 @@ def reinterpret_back(ins, outs, kind):
         return [lax.complex(x, jnp.imag(base))]
     if kind == "imag":
         return [lax.complex(jnp.real(base), x)]
-    return bitcast([x], outs)
+    (shape, dtype), = outs
+    return [_bytes_as(x, dtype).reshape(shape)]
 
 
-def bitcast(ins, outs):
-    (_, dtype), = outs
-    x = jnp.asarray(ins[0])
-    if x.dtype == np.bool_:  # NB: XLA bitcasts no bools; a NumPy bool is the byte 0 or 1
-        x = x.astype(np.uint8)
-    if dtype == np.bool_:
-        return [lax.bitcast_convert_type(x, np.uint8) != 0]
-    return [lax.bitcast_convert_type(x, dtype)]
+def _bytes_as(x, dtype: np.dtype):
+    """The bytes of ``x`` read as ``dtype``, the last axis rescaled (NumPy's ``view(dtype)``).
+    NB: XLA bitcasts neither bools (a NumPy bool is the byte 0 or 1) nor complex numbers
+    (here pairs of floats)."""
+    x = jnp.asarray(x)
+    lead = x.shape[:-1]
+
+    def row(y, *group):  # NB: explicit sizes: the lead axes may be empty
+        n = math.prod(y.shape[len(lead):])
+        return y.reshape(*lead, n // math.prod(group), *group)
+
+    if x.dtype.kind == "c":
+        x = jnp.stack([x.real, x.imag], -1)
+    x = row(x.astype(np.uint8) if x.dtype == np.bool_ else x)
+    to = np.dtype(np.uint8) if dtype == np.bool_ else np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+    ratio = to.itemsize // x.dtype.itemsize
+    y = row(lax.bitcast_convert_type(row(x, ratio) if ratio > 1 else x, to))
+    if dtype.kind == "c":
+        y = row(y, 2)
+        return lax.complex(y[..., 0], y[..., 1])
+    return y != 0 if dtype == np.bool_ else y
 
 
 # --- ops made by the passes ---------------------------------------------------------------

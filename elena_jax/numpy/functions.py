@@ -1051,8 +1051,14 @@ def _bytes(t: Tracer):
         return t.storage, flat * t.itemsize, t.itemsize
     base, kind = t._trace.base_of[t.storage.id]
     root, starts, width = _bytes(base)
-    part = width // 2 if kind in ("real", "imag") else width
-    return root, starts[flat] + (part if kind == "imag" else 0), part
+    size = width // 2 if kind in ("real", "imag") else t.itemsize
+    if kind == "imag":
+        starts = starts + size
+    elif size < width:  # NB: each element of the base split in several
+        starts = (starts[:, None] + np.arange(0, width, size)).reshape(-1)
+    elif size > width:  # NB: consecutive elements of a contiguous last axis joined
+        starts = starts[:: size // width]
+    return root, starts[flat], size
 
 
 @implements(np.shares_memory)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnsupportedError, located, locating
+from ..errors import located, locating
 from ..tracer import HOOKS, Tracer
+from ._core import check_dtype_supported
 from .functions import astype
 from .indexing import fill
 
@@ -60,12 +61,22 @@ def flatten(self, order="C"):
 
 
 def view(self, dtype=None, type=None):
+    """The same bytes as ``dtype``; of another size, the last axis is rescaled, as in NumPy."""
     if dtype is None or np.dtype(dtype) == self.dtype:
         return self.view_of(self.header)
     dtype = np.dtype(dtype)
+    check_dtype_supported(dtype)
+    shape = self.shape
     if dtype.itemsize != self.itemsize:
-        raise located(UnsupportedError, "view() with a dtype of another size")
-    return self._trace.reinterpret(self, "bitcast", dtype)
+        if self.ndim == 0:
+            raise located(ValueError, "Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+        if shape[-1] != 1 and self.header.strides[-1] != 1 and self.size:  # NB: empty views have no strides here
+            raise located(ValueError, "To change to a dtype of a different size, the last axis must be contiguous")
+        if shape[-1] * self.itemsize % dtype.itemsize:
+            raise located(ValueError, "When changing to a larger dtype, its size must be a divisor of the total "
+                                      "size in bytes of the last axis of the array.")
+        shape = (*shape[:-1], shape[-1] * self.itemsize // dtype.itemsize)
+    return self._trace.reinterpret(self, "bitcast", dtype, shape)
 
 
 def real(self):
