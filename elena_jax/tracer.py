@@ -137,9 +137,27 @@ class Trace:
         storage of its own that writes keep equal to that view, both ways (see `_mirror`)."""
         out = self.define("reinterpret", [base], base.shape if shape is None else shape, dtype, kind=kind)
         out.writeable = base.writeable
+        out.base = base if base.base is None else base.base
         self.base_of[out.storage.id] = (base, kind)
         self.reinterpreted.setdefault(base.storage.id, []).append((out.storage, base, kind))
         return out
+
+    def memory(self, t: Tracer) -> tuple[Storage, np.ndarray, int]:
+        """The bytes NumPy would give ``t``: (root storage, each element's first byte in C order,
+        the element's width). A view in another type lies in its base's bytes."""
+        flat = V.flat_indices(t.header).reshape(-1)
+        if t.storage.id not in self.base_of:
+            return t.storage, flat * t.itemsize, t.itemsize
+        base, kind = self.base_of[t.storage.id]
+        root, starts, width = self.memory(base)
+        size = t.itemsize
+        if kind == "imag":
+            starts = starts + size
+        elif kind == "bitcast" and size < width:  # NB: each element of the base split in several
+            starts = (starts[:, None] + np.arange(0, width, size)).reshape(-1)
+        elif kind == "bitcast" and size > width:  # NB: consecutive elements of a contiguous last axis joined
+            starts = starts[:: size // width]
+        return root, starts[flat], size
 
     def _mirror(self, s: Storage, source: int | None = None) -> None:
         """After ``s`` changed: a reinterpreted storage's value goes back into its base (unless
@@ -193,6 +211,11 @@ def constant_value(x: Any) -> np.ndarray:
     return value
 
 
+def _dense(v: V.View, itemsize: int) -> bool:
+    """Whether a View in bytes is C-contiguous for elements of ``itemsize`` (size-1 axes aside)."""
+    return v.size == 0 or v.strides == tuple(s * itemsize for s in V.contiguous(v.shape).strides)
+
+
 class _Flags:
     def __init__(self, t: Tracer) -> None:
         self._t = t
@@ -209,10 +232,14 @@ class _Flags:
 
     @property
     def c_contiguous(self) -> bool:
+        if self._t.storage.id in self._t._trace.base_of:  # NB: NumPy's memory, not the own storage
+            return _dense(self._t.memory_view, self._t.itemsize)
         return V.is_c_contiguous(self._t.header) and self._t.header.offset >= 0
 
     @property
     def f_contiguous(self) -> bool:
+        if self._t.storage.id in self._t._trace.base_of:
+            return _dense(V.transpose(self._t.memory_view), self._t.itemsize)
         return V.is_c_contiguous(V.transpose(self._t.header))
 
     @property
@@ -288,7 +315,7 @@ class Tracer:
 
     @shape.setter
     def shape(self, shape) -> None:
-        new = V.reshape(self.header, shape)
+        new = self._reshaped(shape)
         if new is None:
             raise AttributeError("Incompatible shape for in-place modification. "
                                  "Use `.reshape()` to make a copy with the desired shape.")
@@ -311,8 +338,31 @@ class Tracer:
         return self.size * self.itemsize
 
     @property
+    def memory_view(self) -> V.View:
+        """The View NumPy would give this array over its memory, in bytes: the header scaled,
+        but for a view in another type (whose header is over a storage of its own) the bytes
+        of its base (Trace.memory). Strides, contiguity and whether a reshape can be a view
+        are NumPy's questions about this View."""
+        if self.storage.id not in self._trace.base_of or self.size == 0:
+            return V.View.make(self.shape, [s * self.itemsize for s in self.header.strides],
+                               self.header.offset * self.itemsize)
+        _, starts, _ = self._trace.memory(self)
+        starts = starts.reshape(self.shape)
+        strides = [int(np.take(starts, 1, d).flat[0] - starts.flat[0]) if n > 1 else 0
+                   for d, n in enumerate(self.shape)]
+        return V.View.make(self.shape, strides, int(starts.flat[0]))
+
+    @property
     def strides(self) -> tuple[int, ...]:
-        return tuple(s * self.itemsize for s in self.header.strides)
+        return self.memory_view.strides
+
+    def _reshaped(self, shape) -> V.View | None:
+        """The header of ``self`` reshaped as a view, or None where NumPy copies."""
+        new = V.reshape(self.header, shape)
+        if new is not None and self.storage.id in self._trace.base_of and \
+                V.reshape(self.memory_view, shape) is None:
+            return None  # NB: the own storage is contiguous; NumPy's memory may not be
+        return new
 
     @property
     def flags(self) -> _Flags:
@@ -419,7 +469,7 @@ class Tracer:
         if self._index_order(order) == "F":  # NB: Fortran index order is C order of the reversed axes
             shape = V.resolve_shape(shape, self.size)
             return self.T.reshape(shape[::-1]).T
-        new = V.reshape(self.header, shape)
+        new = self._reshaped(shape)
         if new is None:  # NB: NumPy copies when no view can express the result
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)
@@ -432,7 +482,7 @@ class Tracer:
             return self.transpose(sorted(range(self.ndim), key=lambda i: -abs(self.header.strides[i]))).ravel()
         if self._index_order(order, "CFAK") == "F":
             return self.T.ravel()
-        if V.is_c_contiguous(self.header):
+        if self.flags.c_contiguous:
             return self.view_of(V.reshape(self.header, (-1,)))
         return HOOKS["copy"](self).reshape(-1)
 

@@ -916,6 +916,29 @@ def test_views_in_another_type_follow_their_array():
     check_against_numpy(views_in_another_type_follow_their_array, F + 1j * F[::-1], F.copy())
 
 
+def layout_of_views_in_another_type(c, a):
+    """Strides and flags of a view in another type are those of NumPy's memory, and so is
+    whether a reshape, a ravel or np.ascontiguousarray of it is a view (writes reach c) or a copy."""
+    r = c.real
+    meta = (r.strides, r.flags.c_contiguous, r.flags.f_contiguous, r.flags.owndata, c.T.imag.flags.f_contiguous,
+            c.view(np.float64).strides, c.view(np.float64).flags.c_contiguous, a[:, ::2].view(np.int64).strides,
+            a.view(np.int16).strides, c[:, :2].real.strides)
+    r.reshape(-1)[0] = 7.0  # NB: a uniform stride of 16 bytes: a view
+    c[:, :2].real.reshape(-1)[1] = 8.0  # NB: 0, 16, 48, 64: no single stride, a copy
+    c[:, :2].imag.ravel()[2] = 9.0  # NB: a copy too
+    np.ascontiguousarray(r)[1, 1] = 10.0  # NB: r is not contiguous: a copy
+    c.view(np.float64).ravel()[3] = 11.0  # NB: contiguous: a view
+    b = a.view(np.int64)
+    b.shape = (-1,)  # NB: in place: a's view in another type is contiguous
+    b[-1] = 0
+    return meta, c.copy(), b.copy()
+
+
+def test_layout_of_views_in_another_type():
+    check_against_numpy(layout_of_views_in_another_type, np.arange(12.0).reshape(4, 3) + 1j,
+                        np.arange(8.0).reshape(2, 4))
+
+
 def set_parts_by_attribute(a, c, i):
     c.imag = a[::-1]
     c[1:].real = c[:-1].imag

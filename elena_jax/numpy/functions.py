@@ -1043,24 +1043,6 @@ def size(a, axis=None):
     return int(np.prod(s)) if axis is None else s[axis]
 
 
-def _bytes(t: Tracer):
-    """The memory NumPy would give ``t``: (root storage, each element's first byte, the element's
-    width); a view in another type (Trace.reinterpret) lies in its base's bytes."""
-    flat = V.flat_indices(t.header).reshape(-1)
-    if t.storage.id not in t._trace.base_of:
-        return t.storage, flat * t.itemsize, t.itemsize
-    base, kind = t._trace.base_of[t.storage.id]
-    root, starts, width = _bytes(base)
-    size = width // 2 if kind in ("real", "imag") else t.itemsize
-    if kind == "imag":
-        starts = starts + size
-    elif size < width:  # NB: each element of the base split in several
-        starts = (starts[:, None] + np.arange(0, width, size)).reshape(-1)
-    elif size > width:  # NB: consecutive elements of a contiguous last axis joined
-        starts = starts[:: size // width]
-    return root, starts[flat], size
-
-
 @implements(np.shares_memory)
 def shares_memory(a, b, max_work=None):
     """Exact, as NumPy's: whether some byte belongs to both. With ``max_work=0`` NumPy only
@@ -1071,7 +1053,7 @@ def shares_memory(a, b, max_work=None):
         return False
     if a.storage is b.storage:
         return V.overlap(a.header, b.header)
-    (root, starts, width), (other, theirs, their_width) = _bytes(a), _bytes(b)
+    (root, starts, width), (other, theirs, their_width) = a._trace.memory(a), b._trace.memory(b)
     if root is not other or not starts.size or not theirs.size:
         return False
     starts = np.sort(starts)
@@ -1086,7 +1068,7 @@ def may_share_memory(a, b, max_work=None):
         return shares_memory(a, b)
     if not (isinstance(a, Tracer) and isinstance(b, Tracer)):
         return False
-    (root, starts, width), (other, theirs, their_width) = _bytes(a), _bytes(b)
+    (root, starts, width), (other, theirs, their_width) = a._trace.memory(a), b._trace.memory(b)
     if root is not other or not starts.size or not theirs.size:
         return False
     return bool(starts.min() < theirs.max() + their_width and theirs.min() < starts.max() + width)
