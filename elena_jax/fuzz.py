@@ -326,8 +326,13 @@ def _factor_shape(draw, size: int) -> tuple[int, ...]:
 
 def _view_step(draw, name: str, src: str, x: np.ndarray, index=_basic_index) -> tuple:
     kind = draw.choice(["index", "index", "index", "T", "transpose", "swapaxes", "reshape", "ravel",
-                        "squeeze", "diagonal", "broadcast_to", "expand_dims", "moveaxis"])
+                        "squeeze", "diagonal", "broadcast_to", "expand_dims", "moveaxis", "retyped"])
     nd = x.ndim
+    if kind == "retyped" and x.dtype.kind == "c":  # NB: views sharing memory in another type
+        return ("view", name, src, draw.choice([".real", ".imag"]))
+    if kind == "retyped" and x.dtype.kind in "iu":  # NB: not floats' bits: XLA:CPU flushes subnormals
+        other = np.dtype(f"{'u' if x.dtype.kind == 'i' else 'i'}{x.dtype.itemsize}")
+        return ("view", name, src, f".view(np.{draw.choice([other.name, 'uint8'])})")  # NB: uint8: the bytes
     if kind == "T":
         return ("view", name, src, ".T")
     if kind == "transpose" and nd >= 2:
@@ -638,6 +643,11 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
     return ("inplace", "np.fill_diagonal", x, f", {_literal(draw, kind)}")
 
 
+def _subnormal(v: np.ndarray) -> bool:
+    parts = (v.real, v.imag) if v.dtype.kind == "c" else (v,)
+    return any(((p != 0) & (np.abs(p) < np.finfo(p.dtype).tiny)).any() for p in parts)
+
+
 def _reads_overwritten_mask(mask, dst: np.ndarray) -> bool:
     """Whether boolean array ``mask`` overlaps ``dst`` at other elements than the ones it selects."""
     if not isinstance(mask, np.ndarray) or mask.dtype != bool or not np.shares_memory(mask, dst):
@@ -656,6 +666,8 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
             return False
         if v.dtype.kind in "fc" and not np.isfinite(v).all():
             return False
+        if v.dtype.kind in "fc" and v.dtype != np.float16 and _subnormal(v):
+            return False  # NB: XLA:CPU flushes subnormal floats to zero (not float16)
     mask = {"copyto": 3, "setitem": 2}.get(step[0])
     if mask is not None and _reads_overwritten_mask(env.get(step[mask]), env[step[1]]):
         return False  # NB: elena_jax refuses these: NumPy's result is its iteration order's
