@@ -922,7 +922,7 @@ def layout_of_views_in_another_type(c, a):
     r = c.real
     meta = (r.strides, r.flags.c_contiguous, r.flags.f_contiguous, r.flags.owndata, c.T.imag.flags.f_contiguous,
             c.view(np.float64).strides, c.view(np.float64).flags.c_contiguous, a[:, ::2].view(np.int64).strides,
-            a.view(np.int16).strides, c[:, :2].real.strides)
+            a.view(np.int16).strides, c[:, :2].real.strides, (c.T.real + 1).strides, c.T.imag.copy(order="K").strides)
     r.reshape(-1)[0] = 7.0  # NB: a uniform stride of 16 bytes: a view
     c[:, :2].real.reshape(-1)[1] = 8.0  # NB: 0, 16, 48, 64: no single stride, a copy
     c[:, :2].imag.ravel()[2] = 9.0  # NB: a copy too

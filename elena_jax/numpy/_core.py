@@ -125,14 +125,14 @@ def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:
         return c_order[::-1] if all(x.flags.f_contiguous for x in arrays) else c_order
     if order != "K":
         raise located(ValueError, f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    return V.keep_order(shape, [x.header if isinstance(x, Tracer) else _view_of(x) for x in arrays])
+    return V.keep_order(shape, [x.memory_view if isinstance(x, Tracer) else _view_of(x) for x in arrays])
 
 
 def like_order(a, order: str = "K") -> tuple[int, ...]:
     """NumPy's memory order of a new array like ``a`` (copy, astype, ``*_like``, ``np.array``):
     for K, ``a``'s axes by decreasing |stride|, so broadcast (zero-stride) axes are innermost,
     where an elementwise op's iterator ignores them."""
-    v = a.header if isinstance(a, Tracer) else _view_of(np.asarray(a))
+    v = a.memory_view if isinstance(a, Tracer) else _view_of(np.asarray(a))
     if order != "K" or all(n == 1 or s for n, s in zip(v.shape, v.strides)):
         return memory_order(v.shape, [a], order)
     return tuple(sorted(range(v.ndim), key=lambda i: -abs(v.strides[i])))
