@@ -939,6 +939,24 @@ def test_layout_of_views_in_another_type():
                         np.arange(8.0).reshape(2, 4))
 
 
+def strided_windows_of_a_part(c):
+    r = c.real
+    w = np.lib.stride_tricks.as_strided(r, (4, 2, 2), r.strides + r.strides[-1:])
+    return w * 1, np.lib.stride_tricks.sliding_window_view(c.imag, 2, axis=0).sum(-1)
+
+
+def test_strided_windows_of_a_part():
+    check_against_numpy(strided_windows_of_a_part, np.arange(12.0).reshape(4, 3) - 1j * np.arange(12.0).reshape(4, 3))
+
+
+def test_as_strided_of_an_unevenly_spaced_part_is_refused():
+    def f(c):
+        return np.lib.stride_tricks.as_strided(c[:, :2].real, (2, 2), (48, 16))
+
+    with pytest.raises(elena_jax.UnsupportedError, match=r"evenly[\s\S]*test_programs.py"):
+        elena_jax.functionalize(f)(np.arange(12.0).reshape(4, 3) + 1j)
+
+
 def set_parts_by_attribute(a, c, i):
     c.imag = a[::-1]
     c[1:].real = c[:-1].imag

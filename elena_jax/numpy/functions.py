@@ -146,12 +146,18 @@ def broadcast_arrays(*args, subok=False):
 
 
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+    """NumPy's strides are in bytes of its memory; here, steps over ``x``'s storage, whose
+    elements lie ``_pitch(x)`` bytes apart in that memory."""
     x = _arr(x)
     shape = x.shape if shape is None else tuple(shape)
     strides = x.strides if strides is None else tuple(strides)
-    if any(s % x.itemsize for s in strides):
+    pitch = _pitch(x)
+    if pitch is None:
+        raise located(UnsupportedError, "as_strided of a view in another type whose elements are not evenly "
+                                        "spaced in memory (a part of a sliced complex array, say)")
+    if any(s % pitch for s in strides):
         raise located(UnsupportedError, "as_strided with strides that are not whole elements")
-    new = V.View.make(shape, [s // x.itemsize for s in strides], x.header.offset)
+    new = V.View.make(shape, [s // pitch for s in strides], x.header.offset)
     lo, hi = new.span()
     if lo < 0 or hi > x.storage.size:
         raise located(UnsupportedError, "as_strided view outside its storage (NumPy would read arbitrary memory)")
@@ -159,6 +165,16 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
 
 
 intercept(np.lib.stride_tricks, "as_strided", as_strided)  # NB: not dispatched by __array_function__
+
+
+def _pitch(x: Tracer) -> int | None:
+    """The bytes between consecutive elements of ``x``'s storage in the memory NumPy would give
+    it: the itemsize, but for a view in another type (``c.real``: 16), None if they are uneven."""
+    if x.storage.id not in x._trace.base_of:
+        return x.itemsize
+    _, starts, _ = x._trace.memory(x.view_of(V.contiguous(x.storage.shape)))
+    steps = set(np.diff(starts).tolist())
+    return x.itemsize if not steps else steps.pop() if len(steps) == 1 else None
 
 
 def _atleast(n: int, pad):
