@@ -96,13 +96,21 @@ def test_stencil_programs_read_and_write_shifted_windows():
 
 
 def test_library_programs_call_every_function_of_the_table():
-    drawn = [program_at(1, i, 12, style="library") for i in range(400)]
+    drawn = [program_at(1, i, 12, style="library") for i in range(600)]
     lines = "\n".join(render(p.steps) for p in drawn)
+    spelled = {"r_": "np.r_[", "known_mask": "np.nonzero(np.arange(", "trace_method": ".trace("}
     missing = [f for f in fuzz.FUNCTIONS if f not in ("accumulate", "reduce", "ufunc_at") and not f.startswith("out_")
-               and f"{f}(" not in lines]
+               and spelled.get(f, f"{f}(") not in lines]
     assert not missing and ".accumulate(" in lines and ".reduce(" in lines and ".at(" in lines, missing
     assert "out=r" in lines and "out=a[..., 0])" in lines  # NB: results written into (views of) an input
     assert {p.error for p in drawn} >= {None, ValueError, IndexError}  # NB: NumPy's refusals end some
+
+
+def test_dtypes_programs_view_arrays_in_another_type():
+    drawn = [program_at(1, i, 12, style="dtypes") for i in range(300)]
+    lines = "\n".join(render(p.steps) for p in drawn)
+    for construct in (".real", ".imag", ".view(np.uint8)", ".view(np.int"):
+        assert construct in lines, construct
 
 
 def test_aliased_programs_pass_views_of_one_array():
