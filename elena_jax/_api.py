@@ -216,6 +216,7 @@ class Functionalized:
     def call_pure(self, args, kwargs):
         """(outputs pytree, finals by array-leaf index, leaves)."""
         traced, leaves, inputs = self.trace(args, kwargs)
+        inputs = [_as_traced(x) for x in inputs]
         with jax.enable_x64(True):
             outputs, finals, *flags = traced.run(*inputs)
         if flags:
@@ -425,6 +426,15 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     opts = Options(tuple(static_argnums), tuple(static_argnames), jit, optimize, trace_scalars, cache_size,
                    checked)
     return Functionalized(f, opts)
+
+
+def _as_traced(x):
+    """A JAX tracer's value as the trace saw it. NB: with 64-bit types off, ``jax.vmap`` keeps a
+    NumPy float64 argument as it is inside its float32 tracer; under `enable_x64` the program
+    would receive it as float64. A copy made here, outside, is float32 (XLA removes the copy)."""
+    if isinstance(x, jax.core.Tracer) and not jax.config.jax_enable_x64:
+        return jax.numpy.array(x)
+    return x
 
 
 def _functionalized(f, **options) -> Functionalized:

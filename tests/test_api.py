@@ -141,6 +141,19 @@ def test_vmap_matches_a_python_loop_over_numpy():
     np.testing.assert_allclose(got, np.stack([decode(b, d) for d in ds]), rtol=1e-12)
 
 
+def test_vmap_of_numpy_float64_with_64_bit_types_off_is_jaxs_float32():
+    # NB: jax.vmap converts a NumPy float64 argument to float32 only as JAX's types say; elena_jax
+    # runs its program with 64-bit types on, and must still receive what the trace saw
+    assert not jax.config.jax_enable_x64
+    x = np.linspace(0, 1, 8).reshape(2, 4)
+    got = jax.vmap(elena_jax.functionalize(lambda r: np.cumsum(r[::-1]) * 2))(x)
+    want = jax.vmap(lambda r: jnp.cumsum(r[::-1]) * 2)(x)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_allclose(got, np.cumsum(x[:, ::-1], axis=1) * 2, rtol=1e-6)
+    counts, edges = jax.vmap(elena_jax.pure(lambda r: np.histogram(r, bins=3)))(x)[0]
+    assert counts.shape == (2, 3) and edges.dtype == np.float32
+
+
 def test_make_jaxpr_has_plain_lax_and_no_scatter_for_basic_views():
     b, d = _boxes(4)
     jaxpr = elena_jax.make_jaxpr(decode)(b, d)
@@ -232,6 +245,7 @@ def test_traced_out_of_range_index_clamps_by_default_and_raises_when_checked():
     np.testing.assert_array_equal(ok, want_x)
 
 
+@pytest.mark.slow
 def test_many_signatures_keep_the_cache_bounded_and_memory_flat():
     import gc
     import tracemalloc
