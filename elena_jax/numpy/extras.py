@@ -26,7 +26,7 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import UFUNCS, Tracer
 from ._core import has_tracer, implements, laid_out, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
-from .functions import _RESULT_TYPES, FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function
+from .functions import _RESULT_TYPES, FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function, traced_linspace
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
@@ -261,9 +261,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
     """NumPy's ``linspace(first, last, bins + 1)``: of a static range, NumPy's own (in float64,
-    cast to the data's type); of the data's min and max, computed in the data's float type.
-    NB: jitted, XLA may fuse ``i * step + first`` (an FMA, or float32 kept in excess precision):
-    float32 edges can then differ from NumPy's in the last bit."""
+    cast to the data's type); of the data's min and max, computed in the data's float type,
+    rounded as NumPy rounds it (`traced_linspace`)."""
     probe = np.zeros(1, a.dtype)
     if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
         with warnings.catch_warnings():
@@ -273,11 +272,7 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
         raise located(ValueError, "`bins` must be positive, when an integer")
     first, last = a.min(), a.max()
     same = first == last
-    first = np.where(same, first - 0.5, first)
-    last = np.where(same, last + 0.5, last)
-    edges = np.arange(bins + 1, dtype=a.dtype) * ((last - first) / bins) + first
-    edges[-1] = last
-    return edges
+    return traced_linspace(np.where(same, first - 0.5, first), np.where(same, last + 0.5, last), bins + 1)
 
 
 # --- views ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ a one-element stand-in of each operand, so dtypes are NumPy's.
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -992,15 +993,43 @@ implements(np.split)(_split(_equal_sections))
 implements(np.array_split)(_split(_array_sections))
 
 
-def traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
-    if retstep or axis != 0:
-        raise located(UnsupportedError, "np.linspace with traced ends and retstep/axis")
+def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, axis=0):
+    """NumPy's linspace of traced ends, rounded as NumPy rounds it: ``step = (stop - start) / div``,
+    then ``i * step``, then ``+ start``, each rounded once, and the last point ``stop``.
+
+    Jitted, XLA would round otherwise: it divides by a known divisor as a multiplication by its
+    reciprocal, and contracts ``i * step + start`` into one fused multiply-add; histogram edges one
+    ulp off move a sample lying on an edge into the next bin. So the divisor is made a value XLA
+    does not know (``fmax(delta * 0, div)``, which it may not fold: ``delta * 0`` is NaN where
+    ``delta`` is not finite, and fmax skips a NaN), and the
+    products are sorted, which XLA cannot fuse into the add (they are in order already: ascending,
+    or descending where the step is negative). NB: NumPy multiplies by a subnormal step otherwise;
+    XLA:CPU flushes those (design.md, Known limits)."""
+    num = operator.index(num)
+    if num < 0:
+        raise located(ValueError, f"Number of samples, {num}, must be non-negative.")
     div = (num - 1) if endpoint else num
-    steps = constant(np.arange(num, dtype=np.float64) / (div or 1))
-    start, stop = _arr(start), _arr(stop)
-    out = start[..., None] + (stop - start)[..., None] * steps
-    out = np.moveaxis(out, -1, 0)
-    return out.astype(dtype) if dtype is not None else out
+    dt = result_dtype(start, stop, 1.0)  # NB: inexact; Python scalars weak, as in NumPy 2
+    start, stop = asarray(start).astype(dt), asarray(stop).astype(dt)
+    delta = stop - start
+    shape = np.broadcast_shapes(start.shape, stop.shape)
+    i = constant(np.arange(num, dtype=dt).reshape(num, *(1,) * len(shape)))
+    if div > 0:
+        step = delta / np.fmax(delta * 0, div)
+        y = i * step
+        if dt.kind == "f" and num > 1:  # NB: an infinite or NaN step has a NaN product first: kept there
+            ordered = np.where(step < 0, -np.sort(-y, axis=0), np.sort(y, axis=0))
+            y = np.where(np.isfinite(step), ordered, y)
+    else:
+        step, y = np.nan, i * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    y = np.moveaxis(y, 0, axis)
+    if dtype is not None and np.dtype(dtype).kind in "iu":
+        y = np.floor(y)
+    y = y.astype(dtype if dtype is not None else dt)
+    return (y, step) if retstep else y
 
 
 def data_dependent():
