@@ -1216,39 +1216,12 @@ def _together_failures(valid: list[Program], optimize) -> list[tuple[int, str]]:
 # on finding new ones; remove the entry when the bug is fixed (its xfail then fails first).
 
 # A matcher takes (minimized program, message) and says whether the failure is that bug.
-def _by_reciprocal(step: tuple) -> tuple:
-    """The step with its division ``x / y`` (or ``x /= y``) computed as ``x * (1 / y)``, as XLA computes it."""
-    if step[0] in ("binary", "augment") and step[3] == "/":
-        return (*step[:3], "*", f"(1 / {step[4]})")
-    return step
-
-
-@_quiet()
-def _reciprocal_division(program: Program, message: str) -> bool:
-    """XLA divides by a scalar or a broadcast value as a multiplication by its reciprocal, one ulp
-    off at times, which a remainder or floor of the quotient can magnify (design.md, Known limits):
-    the failure is that if elena_jax agrees with NumPy computing every division so."""
-    import elena_jax
-
-    if program.error is not None:
-        return False
-    variant = Program([_by_reciprocal(s) for s in program.steps], program.inputs, alias=program.alias)
-    if variant.steps == program.steps:
-        return False
-    try:
-        args = program.copy_inputs()
-        got = elena_jax.functionalize(compile_program(program.steps))(*args)
-        _assert_leaves((got, args), _reference(variant), _rtol(program), "leaf {}")
-    except Exception:  # noqa: BLE001 (any difference: not this limit)
-        return False
-    return True
-
-
-KNOWN: dict[str, Callable[[Program, str], bool]] = {"xla-reciprocal-division": _reciprocal_division}
+KNOWN: dict[str, Callable[[Program, str], bool]] = {}
 # Fixed since (their entries removed): the empty-view KeyError of dead-write elimination, argmin of
 # empty arrays, read-only outputs checked after casts, the sign of float floor division's zero
-# quotient, scalar-element augmented assignment (a[-2] |= 9 on bool), np.copyto(x, x) of a read-only view.
-# Not bugs of elena_jax but known limits, reported as known: "xla-reciprocal-division".
+# quotient, scalar-element augmented assignment (a[-2] |= 9 on bool), np.copyto(x, x) of a read-only
+# view, and the known limit "xla-reciprocal-division" (XLA's division by a broadcast value as a
+# multiplication by its reciprocal, which the lowering now prevents: lower/rules.py, _divide).
 
 
 def known_bug(program: Program, message: str) -> str | None:

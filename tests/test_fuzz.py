@@ -358,7 +358,8 @@ REGRESSIONS = [
             [np.zeros((2, 2), bool), np.array([-0.26, -0.27], np.float32)], error=ValueError),
     # campaign seed 2029, program 83756: r0 /= r0 of two copies of one row, then argmin of the all-ones
     # result. XLA rewrote the division by the broadcast operand as a multiplication by its reciprocal,
-    # one entry came out as 1 - 2**-53 and argmin picked it (with the passes on, on 10b310f).
+    # one entry came out as 1 - 2**-53 and argmin picked it (with the passes on, on 10b310f; the
+    # lowering now divides element by element, lower/rules.py _divide).
     Program([("view", "r0", "a", "[[-1, 0]]"), ("augment", "r0", None, "/", "r0"),
              ("reduce", "r2", "r0", "argmin", None, False)],
             [np.array([[0.5241118047581587, -0.6554621810882798, 1.2588900395900544, -0.308467227687034]]),
@@ -406,7 +407,9 @@ REGRESSIONS = [
 ]
 
 
-# lanes campaign seed 4270 #1115: a % (a / b)[:, 5:6] with b a broadcast row (float32 a, int32 b)
+# lanes campaign seed 4270 #1115: a % (a / b)[:, 5:6] with b a broadcast row (float32 a, int32 b). XLA
+# divided by the row as a multiplication by its reciprocal: the quotient -13 was an ulp off, and the
+# remainder flipped from the divisor to 0 (a known limit until the lowering divided element by element)
 RECIPROCAL = Program([("binary", "r0", "a", "/", "b"), ("view", "v1", "r0", "[:, 5:6]"),
                       ("binary", "r4", "a", "%", "v1")],
                      [np.array([[1.8366302251815796, -0.02698085829615593, 0.4205244779586792, 0.3003450632095337,
@@ -421,31 +424,9 @@ RECIPROCAL = Program([("binary", "r0", "a", "/", "b"), ("view", "v1", "r0", "[:,
                       np.array([[19, 16, 9, -13, -14, -13, -11, 17]], np.int32)])
 
 
-def test_xla_reciprocal_division_is_reported_as_a_known_limit():
-    """XLA divides by a broadcast row as a multiplication by its reciprocal: the quotient -13 is an ulp
-    off, and the remainder flips from the divisor to 0. The failure is recognised (elena_jax agrees
-    with NumPy computing x * (1 / y)) and counted as known, not new (design.md, Known limits)."""
-    with pytest.raises(AssertionError) as info:
-        check(RECIPROCAL, jit=True)
-    assert known_bug(RECIPROCAL, str(info.value)) == "xla-reciprocal-division"
-
-
-def test_a_wrong_quotient_is_not_taken_for_the_reciprocal_limit(monkeypatch):
-    import elena_jax
-    import elena_jax.testing
-
-    program = Program([("binary", "r0", "a", "/", "b")], [np.arange(1.0, 4.0), np.array([2.0, 4.0, 8.0])])
-    functionalize = elena_jax.functionalize
-
-    def off_by_one(f, **options):  # every quotient one too large
-        g = functionalize(f, **options)
-        return lambda *args: tuple(r + 1 for r in g(*args))
-
-    monkeypatch.setattr(elena_jax, "functionalize", off_by_one)
-    monkeypatch.setattr(elena_jax.testing, "functionalize", off_by_one)
-    with pytest.raises(AssertionError) as info:
-        check(program, jit=True)
-    assert known_bug(program, str(info.value)) is None
+def test_division_by_a_broadcast_row_is_numpys():
+    check(RECIPROCAL, jit=True)
+    check(RECIPROCAL, jit=False)
 
 
 def test_float32_last_bit_differences_are_within_the_programs_tolerance():

@@ -300,3 +300,31 @@ def test_regression_xla_abort_on_cumsum_of_a_converted_gather_of_a_constant():
     """jaxlib 0.10.2's XLA:CPU aborted the process compiling a cumulative sum of a converted gather
     from a constant array (dtypes fuzz seed 4274 #139); the conversion is written out apart."""
     check_against_numpy(filled_gather_cumsum, np.ones((1, 1), np.uint32))  # NB: (1, 1): the shape that aborts
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_divisions_by_broadcast_values_are_numpys_bit_for_bit(dt):
+    # NB: XLA divides by a scalar, a row or a constant as a multiplication by its reciprocal
+    # (a third of quotients an ulp off): lower/rules.py _divide divides element by element
+    rng = np.random.default_rng(5)
+    a = (rng.normal(size=(400, 8)) * 100).astype(dt)
+    a[0, :4] = [np.inf, -np.inf, np.nan, -0.0]
+    s = dt(rng.uniform(1, 10))
+    forms = {
+        "by_python_scalar": lambda a, s: a / 9,
+        "by_traced_scalar": lambda a, s: a / s,
+        "by_row": lambda a, s: a / a[1],
+        "by_column_view": lambda a, s: a / a[:, 1:2],
+        "in_place": lambda a, s: np.divide(a, 7, out=a),
+        "round_to_decimals": lambda a, s: np.round(a, 2),
+        "floor_of_quotient": lambda a, s: a // (a / 9),
+        "power_of_two": lambda a, s: a / 0.25,
+        "special_divisors": lambda a, s: a[:4, :5] / np.array([0.0, -0.0, np.inf, np.nan, -3.0], dt),
+    }
+    for name, f in forms.items():
+        with np.errstate(all="ignore"):
+            want = f(a.copy(), s)
+        got = np.asarray(elena_jax.functionalize(f)(a.copy(), s))
+        assert got.dtype == want.dtype, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=name)

@@ -14,6 +14,7 @@ import math
 import operator
 from collections.abc import Callable
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -73,21 +74,48 @@ def _int_safe(f: Callable) -> Callable:
     return g
 
 
+def _divide(a, b):
+    """NumPy's float ``a / b``: each quotient rounded once.
+
+    NB: XLA divides by a value broadcast along an axis (a scalar, a row, a constant) as a
+    multiplication by its reciprocal, computed once: a third of random quotients were one ulp
+    off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Such a divisor gets
+    -0.0 added, computed from ``a`` so that XLA cannot tell it is constant along the axis
+    (``x + -0.0`` is ``x`` for every x, signed zeros and NaN included), and is divided by element
+    by element. Powers of two known at trace time have exact reciprocals and are left alone."""
+    exact = not isinstance(b, jax.core.Tracer) and _powers_of_two(np.asarray(b))
+    a, b = _broadcast(a, b)
+    if exact:
+        return lax.div(a, b)
+    w = a * jnp.zeros((), a.dtype)  # NB: +-0, or NaN where a is infinite or NaN
+    return lax.div(a, b - lax.abs(lax.select(w == w, w, jnp.zeros_like(w))))
+
+
+def _powers_of_two(x: np.ndarray) -> bool:
+    """Whether every value of ``x`` is a power of two whose reciprocal is a normal number (exact)."""
+    if x.dtype.kind != "f":
+        return False
+    with np.errstate(all="ignore"):
+        inverse = np.abs(1 / x)
+        normal = (inverse >= np.finfo(x.dtype).tiny) & np.isfinite(inverse)
+        return bool(np.all((np.abs(np.frexp(x)[0]) == 0.5) & normal))
+
+
 def _float_divmod(a, b):
     """NumPy's float divmod (npy_divmod): the quotient snapped to an integer, zeros signed as
     NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero)."""
     a, b = _broadcast(a, b)
     zero = jnp.zeros_like(a)
     mod = lax.rem(a, b)  # C fmod
-    div = (a - mod) / b
+    div = _divide(a - mod, b)
     fix = (mod != 0) & ((b < 0) != (mod < 0))
     mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), jnp.copysign(zero, b))
     div = jnp.where(fix, div - 1, div)
     floor = jnp.floor(div)
     floor = jnp.where(div - floor > 0.5, floor + 1, floor)
-    floor = jnp.where(div != 0, floor, jnp.copysign(zero, a / b))
+    floor = jnp.where(div != 0, floor, jnp.copysign(zero, _divide(a, b)))
     by_zero = b == 0  # NB: NumPy returns a / b and fmod's nan there
-    return jnp.where(by_zero, a / b, floor), jnp.where(by_zero, lax.rem(a, b), mod)
+    return jnp.where(by_zero, _divide(a, b), floor), jnp.where(by_zero, lax.rem(a, b), mod)
 
 
 def _numpy_division(f: Callable, part: int | None) -> Callable:
@@ -130,7 +158,7 @@ UFUNC_IMPL.update({
     "greater_equal": _lax(lax.ge), "equal": _lax(lax.eq), "not_equal": _lax(lax.ne),
     "clip": lambda x, lo, hi: lax.min(*_broadcast(lax.max(*_broadcast(x, lo)), hi)),
 })
-_FLOAT_ONLY = {"divide": _lax(lax.div)}
+_FLOAT_ONLY = {"divide": _divide}
 
 
 def _through_unsigned(f: Callable, widest: int = 4) -> Callable:

@@ -997,14 +997,12 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     """NumPy's linspace of traced ends, rounded as NumPy rounds it: ``step = (stop - start) / div``,
     then ``i * step``, then ``+ start``, each rounded once, and the last point ``stop``.
 
-    Jitted, XLA would round otherwise: it divides by a known divisor as a multiplication by its
-    reciprocal, and contracts ``i * step + start`` into one fused multiply-add; histogram edges one
-    ulp off move a sample lying on an edge into the next bin. So the divisor is made a value XLA
-    does not know (``fmax(delta * 0, div)``, which it may not fold: ``delta * 0`` is NaN where
-    ``delta`` is not finite, and fmax skips a NaN), and the
-    products are sorted, which XLA cannot fuse into the add (they are in order already: ascending,
-    or descending where the step is negative). NB: NumPy multiplies by a subnormal step otherwise;
-    XLA:CPU flushes those (design.md, Known limits)."""
+    Jitted, XLA would contract ``i * step + start`` into one fused multiply-add (the division is
+    NumPy's: design.md, "Divisions rounded as NumPy's"); histogram edges one ulp off move a
+    sample lying on an edge into the next bin. So the products are sorted, which XLA cannot fuse
+    into the add (they are in order already: ascending, or descending where the step is
+    negative). NB: NumPy multiplies by a subnormal step otherwise; XLA:CPU flushes those
+    (design.md, Known limits)."""
     num = operator.index(num)
     if num < 0:
         raise located(ValueError, f"Number of samples, {num}, must be non-negative.")
@@ -1015,7 +1013,7 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     shape = np.broadcast_shapes(start.shape, stop.shape)
     i = constant(np.arange(num, dtype=dt).reshape(num, *(1,) * len(shape)))
     if div > 0:
-        step = delta / np.fmax(delta * 0, div)
+        step = delta / div
         y = i * step
         if dt.kind == "f" and num > 1:  # NB: an infinite or NaN step has a NaN product first: kept there
             ordered = np.where(step < 0, -np.sort(-y, axis=0), np.sort(y, axis=0))
