@@ -80,15 +80,42 @@ def _divide(a, b):
     NB: XLA divides by a value broadcast along an axis (a scalar, a row, a constant) as a
     multiplication by its reciprocal, computed once: a third of random quotients were one ulp
     off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Such a divisor gets
-    -0.0 added, computed from ``a`` so that XLA cannot tell it is constant along the axis
-    (``x + -0.0`` is ``x`` for every x, signed zeros and NaN included), and is divided by element
-    by element. Powers of two known at trace time have exact reciprocals and are left alone."""
+    a -0.0 XLA cannot see through (`_opaque_negative_zero`), so that it cannot tell the divisor
+    is constant along the axis, and divides element by element. Powers of two known at trace
+    time have exact reciprocals and are left alone."""
+    if jnp.issubdtype(a.dtype, jnp.complexfloating):
+        return _complex_divide(*_broadcast(a, b))
     exact = not isinstance(b, jax.core.Tracer) and _powers_of_two(np.asarray(b))
     a, b = _broadcast(a, b)
-    if exact:
-        return lax.div(a, b)
-    w = a * jnp.zeros((), a.dtype)  # NB: +-0, or NaN where a is infinite or NaN
-    return lax.div(a, b - lax.abs(lax.select(w == w, w, jnp.zeros_like(w))))
+    return lax.div(a, b) if exact else lax.div(a, b + _opaque_negative_zero(a))
+
+
+def _opaque_negative_zero(x):
+    """-0.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away:
+    ``y + -0.0`` is ``y`` for every y (signed zeros and NaN included), but XLA must compute it."""
+    w = x * jnp.zeros((), x.dtype)  # NB: +-0, or NaN where x is infinite or NaN
+    w = lax.real(w) if jnp.issubdtype(w.dtype, jnp.complexfloating) else w
+    return -lax.abs(lax.select(w == w, w, jnp.zeros_like(w)))
+
+
+def _complex_divide(a, b):
+    """NumPy's complex division (Smith's algorithm, as its loop computes it), each product rounded
+    on its own: XLA would contract ``x + y * r`` into a fused multiply-add, which the -0.0 added to
+    the product first prevents (a multiply-add of -0.0 is the product, rounded once)."""
+    z = _opaque_negative_zero(a)
+    ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
+
+    def mul(x, y):
+        return x * y + z
+
+    wide = lax.abs(br) >= lax.abs(bi)
+    zero = (br == 0) & (bi == 0)
+    rat = lax.div(jnp.where(wide, bi, br), jnp.where(wide, br, bi) + z)
+    scl = lax.div(jnp.ones_like(rat), jnp.where(wide, br + mul(bi, rat), bi + mul(br, rat)))
+    real = jnp.where(wide, ar + mul(ai, rat), mul(ar, rat) + ai) * scl
+    imag = jnp.where(wide, ai - mul(ar, rat), mul(ai, rat) - ar) * scl
+    by_zero_r, by_zero_i = lax.div(ar, lax.abs(br) + z), lax.div(ai, lax.abs(br) + z)
+    return lax.complex(jnp.where(zero, by_zero_r, real), jnp.where(zero, by_zero_i, imag))
 
 
 def _powers_of_two(x: np.ndarray) -> bool:
