@@ -79,42 +79,43 @@ def _divide(a, b):
 
     NB: XLA divides by a value broadcast along an axis (a scalar, a row, a constant) as a
     multiplication by its reciprocal, computed once: a third of random quotients were one ulp
-    off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Such a divisor gets
-    a -0.0 XLA cannot see through (`_opaque_negative_zero`), so that it cannot tell the divisor
+    off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Such a divisor is
+    multiplied by a 1.0 XLA cannot see through (`_opaque_one`), so that it cannot tell the divisor
     is constant along the axis, and divides element by element. Powers of two known at trace
     time have exact reciprocals and are left alone."""
     if jnp.issubdtype(a.dtype, jnp.complexfloating):
         return _complex_divide(*_broadcast(a, b))
     exact = not isinstance(b, jax.core.Tracer) and _powers_of_two(np.asarray(b))
     a, b = _broadcast(a, b)
-    return lax.div(a, b) if exact else lax.div(a, b + _opaque_negative_zero(a))
+    return lax.div(a, b) if exact else lax.div(a, b * _opaque_one(a))
 
 
-def _opaque_negative_zero(x):
-    """-0.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away:
-    ``y + -0.0`` is ``y`` for every y (signed zeros and NaN included), but XLA must compute it."""
+def _opaque_one(x):
+    """1.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away:
+    ``y * 1.0`` is ``y`` for every y (signed zeros, infinities and NaN included), but XLA must
+    compute it. NB: not an added -0.0: XLA folds ``0.0 + v`` into ``v``, which is -0.0 there."""
     w = x * jnp.zeros((), x.dtype)  # NB: +-0, or NaN where x is infinite or NaN
     w = lax.real(w) if jnp.issubdtype(w.dtype, jnp.complexfloating) else w
-    return -lax.abs(lax.select(w == w, w, jnp.zeros_like(w)))
+    return lax.abs(lax.select(w == w, w, jnp.zeros_like(w))) + 1
 
 
 def _complex_divide(a, b):
     """NumPy's complex division (Smith's algorithm, as its loop computes it), each product rounded
-    on its own: XLA would contract ``x + y * r`` into a fused multiply-add, which the -0.0 added to
-    the product first prevents (a multiply-add of -0.0 is the product, rounded once)."""
-    z = _opaque_negative_zero(a)
+    on its own: XLA would contract ``x + y * r`` into one fused multiply-add; ``(y * r) * 1.0`` with
+    an opaque 1.0 keeps the product rounded (a multiply-add of it and 1.0 is the sum of the two)."""
+    one = _opaque_one(a)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
 
     def mul(x, y):
-        return x * y + z
+        return x * y * one
 
     wide = lax.abs(br) >= lax.abs(bi)
     zero = (br == 0) & (bi == 0)
-    rat = lax.div(jnp.where(wide, bi, br), jnp.where(wide, br, bi) + z)
+    rat = lax.div(jnp.where(wide, bi, br), jnp.where(wide, br, bi) * one)
     scl = lax.div(jnp.ones_like(rat), jnp.where(wide, br + mul(bi, rat), bi + mul(br, rat)))
     real = jnp.where(wide, ar + mul(ai, rat), mul(ar, rat) + ai) * scl
     imag = jnp.where(wide, ai - mul(ar, rat), mul(ai, rat) - ar) * scl
-    by_zero_r, by_zero_i = lax.div(ar, lax.abs(br) + z), lax.div(ai, lax.abs(br) + z)
+    by_zero_r, by_zero_i = lax.div(ar, lax.abs(br) * one), lax.div(ai, lax.abs(br) * one)
     return lax.complex(jnp.where(zero, by_zero_r, real), jnp.where(zero, by_zero_i, imag))
 
 
