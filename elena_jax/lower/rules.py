@@ -14,7 +14,6 @@ import math
 import operator
 from collections.abc import Callable
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -79,15 +78,14 @@ def _divide(a, b):
 
     NB: XLA divides by a value broadcast along an axis (a scalar, a row, a constant) as a
     multiplication by its reciprocal, computed once: a third of random quotients were one ulp
-    off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Such a divisor is
-    multiplied by a 1.0 XLA cannot see through (`_opaque_one`), so that it cannot tell the divisor
-    is constant along the axis, and divides element by element. Powers of two known at trace
-    time have exact reciprocals and are left alone."""
-    if jnp.issubdtype(a.dtype, jnp.complexfloating):
-        return _complex_divide(*_broadcast(a, b))
-    exact = not isinstance(b, jax.core.Tracer) and _powers_of_two(np.asarray(b))
+    off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Every divisor is
+    multiplied by a 1.0 XLA cannot see through (`_opaque_one`), so that it cannot tell whether the
+    divisor is constant along an axis, and divides element by element. (Constants reach the
+    lowering as traced values inside ``jit``, so a divisor cannot be told apart here.)"""
     a, b = _broadcast(a, b)
-    return lax.div(a, b) if exact else lax.div(a, b * _opaque_one(a))
+    if jnp.issubdtype(a.dtype, jnp.complexfloating):
+        return _complex_divide(a, b)
+    return lax.div(a, b * _opaque_one(a))
 
 
 def _opaque_one(x):
@@ -119,31 +117,22 @@ def _complex_divide(a, b):
     return lax.complex(jnp.where(zero, by_zero_r, real), jnp.where(zero, by_zero_i, imag))
 
 
-def _powers_of_two(x: np.ndarray) -> bool:
-    """Whether every value of ``x`` is a power of two whose reciprocal is a normal number (exact)."""
-    if x.dtype.kind != "f":
-        return False
-    with np.errstate(all="ignore"):
-        inverse = np.abs(1 / x)
-        normal = (inverse >= np.finfo(x.dtype).tiny) & np.isfinite(inverse)
-        return bool(np.all((np.abs(np.frexp(x)[0]) == 0.5) & normal))
-
-
 def _float_divmod(a, b):
     """NumPy's float divmod (npy_divmod): the quotient snapped to an integer, zeros signed as
     NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero)."""
     a, b = _broadcast(a, b)
     zero = jnp.zeros_like(a)
     mod = lax.rem(a, b)  # C fmod
+    quotient = _divide(a, b)
     div = _divide(a - mod, b)
     fix = (mod != 0) & ((b < 0) != (mod < 0))
     mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), jnp.copysign(zero, b))
     div = jnp.where(fix, div - 1, div)
     floor = jnp.floor(div)
     floor = jnp.where(div - floor > 0.5, floor + 1, floor)
-    floor = jnp.where(div != 0, floor, jnp.copysign(zero, _divide(a, b)))
+    floor = jnp.where(div != 0, floor, jnp.copysign(zero, quotient))
     by_zero = b == 0  # NB: NumPy returns a / b and fmod's nan there
-    return jnp.where(by_zero, _divide(a, b), floor), jnp.where(by_zero, lax.rem(a, b), mod)
+    return jnp.where(by_zero, quotient, floor), jnp.where(by_zero, lax.rem(a, b), mod)
 
 
 def _numpy_division(f: Callable, part: int | None) -> Callable:

@@ -1010,8 +1010,7 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     dt = result_dtype(start, stop, 1.0)  # NB: inexact; Python scalars weak, as in NumPy 2
     start, stop = asarray(start).astype(dt), asarray(stop).astype(dt)
     delta = stop - start
-    shape = np.broadcast_shapes(start.shape, stop.shape)
-    i = constant(np.arange(num, dtype=dt).reshape(num, *(1,) * len(shape)))
+    i = constant(np.arange(num, dtype=dt).reshape(num, *(1,) * delta.ndim))
     if div > 0:
         step = delta / div
         y = i * step
