@@ -49,6 +49,7 @@ class Options:
     trace_scalars: bool = False
     cache_size: int = 256
     checked: bool = False
+    fma: bool = True
 
 
 @dataclasses.dataclass
@@ -203,7 +204,7 @@ class Functionalized:
         arguments.refuse_unshareable_writes()
         if self.options.optimize:
             program = optimize(program)
-        run = lower(program, checked=self.options.checked)
+        run = lower(program, checked=self.options.checked, fma=self.options.fma)
         if not arguments.shared:
             fn = jax.jit(run) if self.options.jit else run
             return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths)
@@ -402,7 +403,7 @@ class _Static:
 
 def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnames=(),
                   jit: bool = True, optimize: bool = True, trace_scalars: bool = False,
-                  cache_size: int = 256, checked: bool = False):
+                  cache_size: int = 256, checked: bool = False, fma: bool = True):
     """Run imperative NumPy code ``f`` as one compiled, pure JAX program.
 
     As ``jax.jit``, but ``f`` is ordinary NumPy code: views, in-place writes
@@ -414,17 +415,22 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     for traced integer indices out of range (by default XLA clamps reads and drops
     such writes), LinAlgError for singular matrices, ValueError for negative
     integer powers and for all-NaN slices of nanargmin/nanargmax.
+
+    ``fma=False`` rounds every float product on its own, as NumPy does, so that
+    ``a * b + c`` is NumPy's bit for bit; by default XLA may contract a product
+    and the sum it feeds into one fused multiply-add (one rounding, as in
+    hand-written JAX), which is faster where the code is compute-bound.
     """
     if f is None:
         return functools.partial(functionalize, static_argnums=static_argnums,
                                  static_argnames=static_argnames, jit=jit, optimize=optimize,
-                                 trace_scalars=trace_scalars, cache_size=cache_size, checked=checked)
+                                 trace_scalars=trace_scalars, cache_size=cache_size, checked=checked, fma=fma)
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
     opts = Options(tuple(static_argnums), tuple(static_argnames), jit, optimize, trace_scalars, cache_size,
-                   checked)
+                   checked, fma)
     return Functionalized(f, opts)
 
 

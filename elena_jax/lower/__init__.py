@@ -19,17 +19,22 @@ import numpy as np
 
 from ..ir import Const, Program
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
-from .rules import RULES, to_value, value_check
+from .rules import RULES, products_rounded, to_value, value_check
 
 
-def lower(program: Program, checked: bool = False) -> Callable:
+def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable:
     """``run(*inputs) -> (outputs, finals)``; with ``checked``, also one flag per op
     whose values can make NumPy raise: whether they do (``run.checked_ops``: those ops
-    and NumPy's errors, see rules.value_check)."""
+    and NumPy's errors, see rules.value_check). With ``fma=False`` every float product is
+    rounded on its own, as NumPy's, which XLA would contract with the sum it feeds."""
     mutated = [s for s in program.inputs if s in program.written()]
     checks = {id(op): check for op in program.ops if checked and (check := value_check(op)) is not None}
 
     def run(*inputs):
+        with products_rounded(not fma):
+            return _run(*inputs)
+
+    def _run(*inputs):
         env, arguments = {}, {}  # storage id -> current value; argument storage id -> its value
         flags = []
 

@@ -9,11 +9,14 @@ to the storage's dtype as NumPy's assignment does.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -88,31 +91,54 @@ def _divide(a, b):
     return lax.div(a, b * _opaque_one(a))
 
 
+def _opaque_zero(x):
+    """+-0.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away."""
+    x = lax.stop_gradient(lax.real(x) if jnp.issubdtype(x.dtype, jnp.complexfloating) else x)
+    w = lax.mul(x, np.zeros((), x.dtype))  # NB: +-0, or NaN where x is infinite or NaN
+    return lax.select(lax.eq(w, w), w, lax.full_like(w, 0))
+
+
 def _opaque_one(x):
-    """1.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away:
-    ``y * 1.0`` is ``y`` for every y (signed zeros, infinities and NaN included), but XLA must
-    compute it. NB: not an added -0.0: XLA folds ``0.0 + v`` into ``v``, which is -0.0 there."""
-    w = x * jnp.zeros((), x.dtype)  # NB: +-0, or NaN where x is infinite or NaN
-    w = lax.real(w) if jnp.issubdtype(w.dtype, jnp.complexfloating) else w
-    return lax.abs(lax.select(w == w, w, jnp.zeros_like(w))) + 1
+    """1.0 in x's shape and real type that XLA cannot fold away: ``y * 1.0`` is ``y`` for every
+    y (signed zeros, infinities and NaN included), but XLA must compute it. NB: not an added
+    -0.0: XLA folds ``0.0 + v`` into ``v``, which is -0.0 there."""
+    zero = _opaque_zero(x)
+    return lax.add(lax.abs(zero), np.ones((), zero.dtype))
+
+
+@jax.custom_jvp
+def _rounded(x):
+    """``x`` as it is, through an operation XLA and LLVM cannot see through.
+
+    NB: XLA contracts a product and the addition it feeds into one fused multiply-add,
+    rounded once: ``a * b + c`` was one ulp off NumPy's in a quarter of random float64
+    values, and ``x ** 2`` is a product there too. Its bits xor a zero computed from it
+    keep it apart. Not a multiplication by an opaque 1.0: XLA merges ``(a * 3) * 1.0`` into
+    ``a * (3 * 1.0)``, a product again. (A zero from the first element only, or the bits
+    of ``|zero|``, were slower in bench/ cases.)"""
+    bits = np.dtype(f"u{x.dtype.itemsize}")
+    zero = lax.convert_element_type(_opaque_zero(x), bits)
+    return lax.bitcast_convert_type(lax.bitwise_xor(lax.bitcast_convert_type(x, bits), zero), x.dtype)
+
+
+_rounded.defjvp(lambda primals, tangents: (_rounded(*primals), *tangents))
 
 
 def _complex_divide(a, b):
     """NumPy's complex division (Smith's algorithm, as its loop computes it), each product rounded
-    on its own: XLA would contract ``x + y * r`` into one fused multiply-add; ``(y * r) * 1.0`` with
-    an opaque 1.0 keeps the product rounded (a multiply-add of it and 1.0 is the sum of the two)."""
+    on its own (`_rounded`), each divisor times an opaque 1.0 as in `_divide`."""
     one = _opaque_one(a)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
 
     def mul(x, y):
-        return x * y * one
+        return _rounded(x * y)
 
     wide = lax.abs(br) >= lax.abs(bi)
     zero = (br == 0) & (bi == 0)
     rat = lax.div(jnp.where(wide, bi, br), jnp.where(wide, br, bi) * one)
     scl = lax.div(jnp.ones_like(rat), jnp.where(wide, br + mul(bi, rat), bi + mul(br, rat)))
-    real = jnp.where(wide, ar + mul(ai, rat), mul(ar, rat) + ai) * scl
-    imag = jnp.where(wide, ai - mul(ar, rat), mul(ai, rat) - ar) * scl
+    real = mul(jnp.where(wide, ar + mul(ai, rat), mul(ar, rat) + ai), scl)
+    imag = mul(jnp.where(wide, ai - mul(ar, rat), mul(ai, rat) - ar), scl)
     by_zero_r, by_zero_i = lax.div(ar, lax.abs(br) * one), lax.div(ai, lax.abs(br) * one)
     return lax.complex(jnp.where(zero, by_zero_r, real), jnp.where(zero, by_zero_i, imag))
 
@@ -200,8 +226,47 @@ def _through_unsigned(f: Callable, widest: int = 4) -> Callable:
 
 
 _signed_multiply = _through_unsigned(lax.mul, widest=8)
+
+
+_PRODUCTS_ROUNDED = contextvars.ContextVar("products_rounded", default=False)
+
+
+@contextlib.contextmanager
+def products_rounded(on: bool) -> Iterator[None]:
+    """Within: every float product is rounded on its own, as NumPy's (`_rounded`), instead of
+    left to XLA, which contracts a product and the sum it feeds into a fused multiply-add."""
+    token = _PRODUCTS_ROUNDED.set(on)
+    try:
+        yield
+    finally:
+        _PRODUCTS_ROUNDED.reset(token)
+
+
+def _multiply(a, b):
+    """NumPy's ``a * b``; of floats each product rounded on its own where `products_rounded`."""
+    a, b = _broadcast(a, b)
+    if a.dtype.kind not in "fc" or not _PRODUCTS_ROUNDED.get():
+        return _signed_multiply(a, b)
+    if a.dtype.kind == "c":
+        return _complex_multiply(a, b)
+    return _rounded(lax.mul(a, b))
+
+
+def _complex_multiply(a, b):
+    """NumPy's complex product where the CPU has fused multiply-adds: its loop (Highway's
+    MulComplex) computes ``fma(ar, br, -(ai * bi))`` and ``fma(ar, bi, ai * br)``. XLA's own
+    product differed in a third of random values. Written out with the second products
+    rounded (`_rounded`), the first is the one LLVM contracts into the subtraction or addition,
+    as NumPy's loop does (and where the CPU has none, neither contracts: NumPy's plain formula).
+    NB: of a square, XLA would take ``ai * br`` for the product ``ar * bi`` it equals, and LLVM
+    does not contract ``ar * ar``; with ``br`` kept apart neither happens."""
+    ar, ai, bi = lax.real(a), lax.imag(a), lax.imag(b)
+    br = _rounded(lax.real(b))
+    return lax.complex(ar * br - _rounded(ai * bi), ar * bi + _rounded(ai * br))
+
+
 UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or),
-                   "multiply": _signed_multiply, "square": lambda x: _signed_multiply(x, x)})
+                   "multiply": _multiply, "square": lambda x: _multiply(x, x)})
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
@@ -236,6 +301,8 @@ def _power(x, y):
     loop does. NB: jax.numpy's integer power looks at the low 6 bits of a traced exponent only
     (``13 ** 99`` was ``13 ** 35`` there, ``2 ** 64`` was 1 where NumPy's is 0)."""
     x, y = _broadcast(x, y)
+    if x.dtype.kind == "f" and _PRODUCTS_ROUNDED.get():
+        return _rounded(jnp.power(x, y))  # NB: XLA makes x ** 2 a product
     if x.dtype.kind not in "iu":
         return jnp.power(x, y)
 
@@ -293,6 +360,12 @@ def _compare_complex(name: str, x, y):
 
 
 _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+# NB: XLA folds float arithmetic with constants where NumPy rounds each step: it reassociates
+# ``(a + 0.1) + 0.7`` into ``a + 0.8`` and ``(a * 0.1) * 0.7`` (a third and a half of random
+# float64 results an ulp off), also of arrays made inside (np.full), and folds ``0.0 + v`` into
+# ``v`` (the sign of -0.0 + 0.0). Operands behind an optimization_barrier are not folded; the
+# barrier is gone before code generation (no time difference measured in bench/ cases).
+_FOLDED = {"add", "subtract", "multiply"}
 
 
 @rule("ufunc")
@@ -306,6 +379,8 @@ def ufunc(ins, outs, name, loop, masked=False):
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
         res = _compare_complex(name, *args)
     else:
+        if name in _FOLDED and args[0].dtype.kind in "fc":
+            args = lax.optimization_barrier(args)
         res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
     res = list(res) if isinstance(res, tuple) else [res]
     if wide and np.float16 in loop:  # NB: rounded to the loop's float16 before any cast to out's type

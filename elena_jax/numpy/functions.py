@@ -998,7 +998,7 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     then ``i * step``, then ``+ start``, each rounded once, and the last point ``stop``.
 
     Jitted, XLA would contract ``i * step + start`` into one fused multiply-add (the division is
-    NumPy's: design.md, "Divisions rounded as NumPy's"); histogram edges one ulp off move a
+    NumPy's: design.md, "Arithmetic rounded as NumPy's"); histogram edges one ulp off move a
     sample lying on an edge into the next bin. So the products are sorted, which XLA cannot fuse
     into the add (they are in order already: ascending, or descending where the step is
     negative). NB: NumPy multiplies by a subnormal step otherwise; XLA:CPU flushes those
