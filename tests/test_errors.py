@@ -411,3 +411,30 @@ def test_argmax_out_is_checked_as_numpy_checks_it(dt):
         check_against_numpy(f, a)
     else:
         fails(f, a, exc=TypeError, match="Cannot cast array data")
+
+
+def test_put_raises_numpys_errors_in_numpys_order():
+    # NB: NumPy checks writeability, then emptiness, then the indices (fuzz seed 4323 #898)
+    cases = [
+        (lambda a: np.put(a.diagonal(), [9], 0), np.zeros((5, 5)), ValueError, "read-only"),
+        (lambda a: np.put(a, [-4, 3], 0.5), np.zeros(0), IndexError, "empty array"),
+        (lambda a: np.put(a, np.array([2.9]), 1), np.zeros(3), TypeError, "Cannot cast array data"),
+    ]
+    for f, a, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            f(a.copy())
+        fails(f, a, exc=exc, match=match)
+    check_against_numpy(lambda a: (np.put(a, [1.5, -0.5, -1.2, True], 7), a)[1], np.zeros(3))  # NB: as int()
+
+
+def test_ufunc_at_raises_numpys_index_error_for_static_indices():
+    # NB: XLA drops out-of-range scatter updates; NumPy raises (fuzz seed 4323 #1769)
+    cases = [
+        (lambda a: np.minimum.at(a, [-1, -1], 3), np.zeros((0, 5, 3))),
+        (lambda a: np.add.at(a, (slice(None), [7]), 3), np.zeros((2, 5, 3))),
+        (lambda a: np.add.at(a, [-3], 1), np.zeros((2, 5, 3))),
+    ]
+    for f, a in cases:
+        with pytest.raises(IndexError, match="out of bounds"):
+            f(a.copy())
+        fails(f, a, exc=IndexError, match="out of bounds")

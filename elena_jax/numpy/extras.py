@@ -345,6 +345,8 @@ def put(a, ind, v, mode="raise"):
     indices."""
     if not isinstance(a, Tracer):
         raise located(UnsupportedError, "np.put into an array that is not traced")
+    if not a.writeable:
+        raise located(ValueError, "put: output array is read-only")
     size = a.size
     if isinstance(ind, Tracer):
         if mode != "raise":
@@ -352,9 +354,15 @@ def put(a, ind, v, mode="raise"):
         index = ind.reshape(-1)
     else:
         index = np.asarray(ind).reshape(-1)
-        if index.dtype.kind not in "iu":
-            raise located(TypeError, "Cannot cast array data from dtype('float64') to dtype('int64') "
-                          "according to the rule 'safe'")
+        if index.dtype.kind in "fb" and not isinstance(ind, np.ndarray):
+            index = index.astype(np.intp)  # NB: NumPy converts a sequence's numbers as int() does
+    if index.dtype.kind not in "iu":
+        raise located(TypeError, f"Cannot cast array data from {index.dtype!r} to dtype('int64') "
+                      "according to the rule 'safe'")
+    n = int(np.prod(shape_of(index)))
+    if size == 0 and n:
+        raise located(IndexError, "cannot replace elements of an empty array")
+    if not isinstance(index, Tracer):
         if mode == "wrap":
             index = index % max(size, 1)
         elif mode == "clip":
@@ -362,7 +370,6 @@ def put(a, ind, v, mode="raise"):
         elif index.size and (index.max() >= size or index.min() < -size):
             bad = index[(index >= size) | (index < -size)][0]
             raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {size}")
-    n = int(np.prod(shape_of(index)))
     if n == 0:
         return
     values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)

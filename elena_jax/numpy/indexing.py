@@ -75,7 +75,7 @@ def _has_traced_mask(arrays) -> bool:
     return any(isinstance(k, Tracer) and k.dtype == bool for k in arrays)
 
 
-def _result_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
+def indexed_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
     """Shape of ``a[key]`` by NumPy's own rules, raising NumPy's IndexError."""
     key = []
     for k in template:
@@ -102,7 +102,7 @@ def getitem(a: Tracer, key) -> Tracer:
                 "boolean-mask indexing with a traced mask has a data-dependent shape; "
                 f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
         return Masked(HOOKS["copy"](a), mask)  # NB: a[mask] is a copy in NumPy
-    shape = _result_shape(a, template, arrays)
+    shape = indexed_shape(a, template, arrays)
     r = fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
     return laid_out(r, _gather_order(a, template, arrays))
 
@@ -184,7 +184,7 @@ def setitem(a: Tracer, key, value) -> None:
             _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
         trace.write("mask_set", [a, mask, v], [a])
         return
-    shape = _result_shape(a, template, arrays)
+    shape = indexed_shape(a, template, arrays)
     _check_value_shape(value, shape)
     with numpy_errors():
         v = as_operand(trace, value, a.dtype)

@@ -350,9 +350,10 @@ def ufunc_at(ufunc, a, indices, b=None):
     if not isinstance(a, Tracer):
         raise located(UnsupportedError, f"np.{ufunc.__name__}.at on an array that is not traced")
     a.check_writeable()
-    from .indexing import split_index  # the index normaliser lives with indexing
+    from .indexing import indexed_shape, split_index  # the index normaliser lives with indexing
 
     key, key_ins = split_index(trace, a, indices)
+    indexed_shape(a, key, key_ins)  # NB: NumPy's IndexError for static indices out of range
     if b is not None and not has_tracer(b):
         b = np.asarray(b)  # NB: as NumPy's at(): a Python number is an array (np.add.at(uint16, i, -2) wraps)
         if b.dtype == object:  # NB: Python ints beyond int64: NumPy's OverflowError
