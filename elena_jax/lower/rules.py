@@ -192,9 +192,22 @@ def _lax(f: Callable) -> Callable:
     return lambda *xs: f(*_broadcast(*xs))
 
 
+def _by_parts(f: Callable) -> Callable:
+    """``f`` of complex operands as ``f`` of the real parts and of the imaginary parts, which it is.
+    NB: XLA:CPU's own complex addition of a constant zero kept -0.0 - 0.0j (NumPy's 0.0 + 0.0j)."""
+
+    def g(x, y):
+        x, y = _broadcast(x, y)
+        if x.dtype.kind != "c":
+            return f(x, y)
+        return lax.complex(f(lax.real(x), lax.real(y)), f(lax.imag(x), lax.imag(y)))
+
+    return g
+
+
 # Loop dtypes are NumPy's, so these lax primitives see operands of one dtype.
 UFUNC_IMPL.update({
-    "add": _lax(lax.add), "subtract": _lax(lax.sub), "multiply": _lax(lax.mul),
+    "add": _by_parts(lax.add), "subtract": _by_parts(lax.sub),
     "negative": lax.neg, "exp": lax.exp, "log": lax.log, "sqrt": lax.sqrt, "absolute": lax.abs,
     "maximum": _lax(lax.max), "minimum": _lax(lax.min),
     "less": _lax(lax.lt), "less_equal": _lax(lax.le), "greater": _lax(lax.gt),
@@ -360,12 +373,13 @@ def _compare_complex(name: str, x, y):
 
 
 _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
-# NB: XLA folds float arithmetic with constants where NumPy rounds each step: it reassociates
-# ``(a + 0.1) + 0.7`` into ``a + 0.8`` and ``(a * 0.1) * 0.7`` (a third and a half of random
-# float64 results an ulp off), also of arrays made inside (np.full), and folds ``0.0 + v`` into
-# ``v`` (the sign of -0.0 + 0.0). Operands behind an optimization_barrier are not folded; the
-# barrier is gone before code generation (no time difference measured in bench/ cases).
-_FOLDED = {"add", "subtract", "multiply"}
+# NB: XLA folds float arithmetic across steps where NumPy rounds each one: it reassociates
+# ``(a + 0.1) + 0.7`` into ``a + 0.8``, ``(a * 0.1) * 0.7`` and ``(b / c) / d`` into
+# ``b / (c * d)`` (a quarter to a half of random float64 results an ulp off), also of arrays
+# made inside (np.full), makes ``x ** 3`` products (NumPy's is pow's), and folds ``0.0 + v``
+# into ``v`` (the sign of -0.0 + 0.0). Operands behind an optimization_barrier are not folded;
+# the barrier is gone before code generation (no time difference measured in bench/ cases).
+_FOLDED = {"add", "subtract", "multiply", "divide", "power"}
 
 
 @rule("ufunc")
@@ -420,7 +434,8 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
     else:
         return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial)]
     if initial is not None:
-        r = ufunc_impl(name)(r, jnp.asarray(initial).astype(r.dtype))
+        operands = (r, jnp.asarray(initial).astype(r.dtype))
+        r = ufunc_impl(name)(*(lax.optimization_barrier(operands) if name in _FOLDED else operands))
     return [r.astype(dtype)]
 
 
