@@ -102,8 +102,10 @@ def leaves(x: Any) -> list:
     return [x]
 
 
-def check(got: Any, want: Any, what: str, strict_dtype: bool = False) -> None:
-    """Raise `Mismatch` unless ``got`` equals ``want`` (NumPy's result)."""
+def check(got: Any, want: Any, what: str, strict_dtype: bool = False) -> tuple[int, int]:
+    """Raise `Mismatch` unless ``got`` equals ``want`` (NumPy's result); returns how many float
+    elements differ from NumPy's in their bits (within the tolerance) and how many there are."""
+    off = total = 0
     got_l, want_l = leaves(got), leaves(want)
     if len(got_l) != len(want_l):
         raise Mismatch(f"{what}: {len(got_l)} results, NumPy gives {len(want_l)}")
@@ -119,11 +121,14 @@ def check(got: Any, want: Any, what: str, strict_dtype: bool = False) -> None:
                 rtol = 1e-9 if w.dtype.itemsize >= 8 else 1e-5
                 scale = float(np.nanmax(np.abs(w))) if w.size else 1.0
                 np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * 1e-3 * max(scale, 1.0))
+                off += int(np.count_nonzero((g != w) & ~(np.isnan(g) & np.isnan(w))))
+                total += w.size
             else:
                 np.testing.assert_array_equal(g.astype(w.dtype), w)
         except AssertionError as e:
             detail = [ln.strip() for ln in str(e).splitlines() if ln.strip()][:3]
             raise Mismatch(f"{where}: " + " | ".join(detail)) from None
+    return off, total
 
 
 def split_args(args: tuple) -> tuple[list[np.ndarray], Callable[[Callable], Callable]]:
@@ -157,7 +162,7 @@ def prepare(call: Callable, make_args: Callable[[], list], verify: Callable[[Any
     t0 = time.perf_counter()
     out = sync(call(*args))
     first = time.perf_counter() - t0
-    verify(out, args)
+    extra = verify(out, args)
 
     def step() -> float:
         args = make_args()
@@ -165,7 +170,7 @@ def prepare(call: Callable, make_args: Callable[[], list], verify: Callable[[Any
         sync(call(*args))
         return time.perf_counter() - t0
 
-    return {"status": "ok", "first_call_s": first, "step": step}
+    return {"status": "ok", "first_call_s": first, "step": step, **extra}
 
 
 def time_interleaved(records: dict[str, dict], repeats: int) -> None:
@@ -239,12 +244,15 @@ class CaseRun:
         return [a.copy() for a in self.arrays]
 
     def verifier(self, what: str, strict_dtype: bool = False, inputs: bool = False) -> Callable:
-        def verify(out: Any, args: list) -> None:
-            check(out, self.want, what, strict_dtype)
+        def verify(out: Any, args: list) -> dict:
+            off, total = check(out, self.want, what, strict_dtype)
             if inputs:  # the peer mutated NumPy inputs: they must end as NumPy leaves them
                 want_in = [a for a in self.after if isinstance(a, np.ndarray)]
                 for k, (g, w) in enumerate(zip(args, want_in)):
                     check(g, w, f"{what} input {k} after the call", strict_dtype)
+            # NB: the share of float results not NumPy's bit for bit (a hand form may divide by
+            # a reciprocal or fuse a*b + c: faster, and as close as the tolerance allows)
+            return {"off_numpy": off / total} if total else {}
 
         return verify
 

@@ -118,9 +118,11 @@ def targets(rows: list[dict]) -> list[str]:
     out = ["", "## Against the targets", "",
            "Ratios of elena_jax (passes on) to its peers in this run: time over idiomatic `.at[]` "
            "JAX and over the best hand restructuring, the speed-up over NumPy, and peak memory "
-           "over the best restructuring's.", "",
-           "| case | n | time / jax_at | time / jax_best | speed-up | memory / jax_best |",
-           "|---|---:|---:|---:|---:|---:|"]
+           "over the best restructuring's; then the share of float results that are not NumPy's "
+           "bit for bit (within the check's tolerance), of elena_jax and of the best restructuring.", "",
+           "| case | n | time / jax_at | time / jax_best | speed-up | memory / jax_best "
+           "| elena_jax ≠ NumPy | jax_best ≠ NumPy |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         at, best = _ratio(row, "elena_jax", "jax_at"), _ratio(row, "elena_jax", "jax_best")
         up, mem = speedup(row, "elena_jax"), _ratio(row, "elena_jax", "jax_best", "peak_bytes")
@@ -129,9 +131,14 @@ def targets(rows: list[dict]) -> list[str]:
             if value is not None and (row["n"] == largest or "NumPy" not in key):
                 checks[key].append(ok(value))
         cells = ["-" if x is None else f"{x:.2f}" for x in (at, best, up, mem)]
+        cells += [_share(row["results"].get(p, {}).get("off_numpy")) for p in ("elena_jax", "jax_best")]
         out.append(f"| {row['case']} | {row['n']} | " + " | ".join(cells) + " |")
     out += ["", "Met: " + "; ".join(f"{key}: {sum(v)} of {len(v)}" for key, v in checks.items()) + "."]
     return out
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%" if x >= 0.005 or x == 0 else f"{100 * x:.1f}%"
 
 
 def markdown(report: dict) -> str:

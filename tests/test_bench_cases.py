@@ -90,8 +90,9 @@ def test_nms_loop_is_refused_with_the_source_line():
 
 
 def test_check_reports_mismatches():
-    want = np.array([1.0, 2.0])
-    check(want * (1 + 1e-12), want, "close")
+    want = np.array([1.0, 2.0, np.nan])
+    assert check(want * (1 + 1e-12), want, "close") == (2, 3)  # NB: within tolerance, not NumPy's bits
+    assert check(want.copy(), want, "same") == (0, 3)
     with pytest.raises(AssertionError, match="result 0"):
         check(want + 1e-6, want, "off")
     with pytest.raises(AssertionError, match="dtype"):
