@@ -13,6 +13,7 @@ from elena_jax.passes import (
     PIPELINE,
     coalesce_writes,
     eliminate_dead_writes,
+    exact_reciprocals,
     forward_reads,
     merge_assembles,
     optimize,
@@ -137,7 +138,7 @@ def convert_formats(b):
 
 
 def normalize(img):
-    for k, (m, s) in enumerate(((1.0, 2.0), (3.0, 4.0), (5.0, 8.0))):
+    for k, (m, s) in enumerate(((1.0, 3.0), (3.0, 6.0), (5.0, 7.0))):  # NB: no power of two: divisions
         img[..., k] -= m  # each channel rewritten in place: one run, the later value wins
         img[..., k] /= s
     return img
@@ -168,8 +169,8 @@ PROGRAMS = [
 
 
 @pytest.mark.parametrize("f,make", PROGRAMS, ids=lambda x: getattr(x, "__name__", ""))
-@pytest.mark.parametrize("p", [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes,
-                               reassociate_chains, optimize])
+@pytest.mark.parametrize("p", [exact_reciprocals, split_lanes, coalesce_writes, forward_reads, merge_assembles,
+                               eliminate_dead_writes, reassociate_chains, optimize])
 def test_pass_preserves_results(f, make, p):
     args = make(np.random.default_rng(0))
     assert_preserves(p, traced(f, *args), *args)
@@ -575,3 +576,29 @@ def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
 
     rng = np.random.default_rng(0)
     check_against_numpy(f, rng.uniform(-2, 2, (7, 9 * k)), rng.uniform(-2, 2, (7, 36)))
+
+
+def divisions_by_constants(a):
+    return (a / 2, a / 0.25, np.divide(a, -8.0), a / np.array([2.0, 4.0, 0.5]), a / 3, a / 0.0,
+            a.astype(np.float16) / 4, 2 / a)
+
+
+def test_divisions_by_powers_of_two_become_exact_multiplications():
+    # NB: no subnormal values (XLA:CPU flushes them, divided or multiplied alike)
+    a = np.array([1.0, -3.3, 3e-300, np.inf, np.nan, -0.0, 1e300, 5.5, 0.1])[:, None] * np.ones(3)
+    program = traced(divisions_by_constants, a)
+    names = [op.params["name"] for op in exact_reciprocals(program).ops if op.prim == "ufunc"]
+    # NB: a / 3 is inexact as a product, 1 / 0.0 is infinite; an array made inside is a storage,
+    # not a constant operand, and 2 / a divides by data
+    assert names == ["multiply"] * 3 + ["divide"] * 3 + ["multiply", "divide"]
+    with np.errstate(all="ignore"):
+        want = divisions_by_constants(a)
+    got = elena_jax.functionalize(divisions_by_constants)(a)
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(g), np.signbit(w) & ~np.isnan(w))
+    # NB: reciprocals that overflow (of subnormal divisors) stay divisions
+    tiny = traced(lambda a: (a / 2.0**-1074, a.astype(np.float32) / 2.0**-130), a)
+    assert all(op.params["name"] == "divide" for op in exact_reciprocals(tiny).ops if op.prim == "ufunc")

@@ -15,10 +15,11 @@ from .forward import forward_reads
 from .lanes import split_lanes
 from .merge import merge_assembles
 from .reassociate import reassociate_chains
+from .reciprocal import exact_reciprocals
 from .vectorize import vectorize_lanes
 
-PIPELINE = [split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes, vectorize_lanes,
-            eliminate_dead_writes, reassociate_chains]
+PIPELINE = [exact_reciprocals, split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes,
+            vectorize_lanes, eliminate_dead_writes, reassociate_chains]
 
 
 def optimize(program: Program) -> Program:
@@ -33,6 +34,6 @@ def optimize(program: Program) -> Program:
 
 
 __all__ = [
-    "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "forward_reads", "merge_assembles",
-    "reassociate_chains", "split_lanes", "vectorize_lanes",
+    "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "exact_reciprocals", "forward_reads",
+    "merge_assembles", "reassociate_chains", "split_lanes", "vectorize_lanes",
 ]
