@@ -382,6 +382,13 @@ _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_
 _FOLDED = {"add", "subtract", "multiply", "divide", "power"}
 
 
+def _unfolded(name: str, operands):
+    """``operands`` of ufunc ``name``, behind a barrier where XLA would fold them (see _FOLDED)."""
+    if name in _FOLDED and operands[0].dtype.kind in "fc":
+        return lax.optimization_barrier(operands)
+    return operands
+
+
 @rule("ufunc")
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
@@ -393,9 +400,7 @@ def ufunc(ins, outs, name, loop, masked=False):
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
         res = _compare_complex(name, *args)
     else:
-        if name in _FOLDED and args[0].dtype.kind in "fc":
-            args = lax.optimization_barrier(args)
-        res = ufunc_impl(name, args[0].dtype if loop else None)(*args)
+        res = ufunc_impl(name, args[0].dtype if loop else None)(*_unfolded(name, args))
     res = list(res) if isinstance(res, tuple) else [res]
     if wide and np.float16 in loop:  # NB: rounded to the loop's float16 before any cast to out's type
         res = [cast(r, np.float16) if r.dtype == np.float32 else r for r in res]
@@ -434,8 +439,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
     else:
         return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial)]
     if initial is not None:
-        operands = (r, jnp.asarray(initial).astype(r.dtype))
-        r = ufunc_impl(name)(*(lax.optimization_barrier(operands) if name in _FOLDED else operands))
+        r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
     return [r.astype(dtype)]
 
 

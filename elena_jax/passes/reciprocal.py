@@ -19,8 +19,8 @@ from ..ir import Const, Op, Program
 
 
 def _reciprocal(divisor, dtype: np.dtype) -> Const | None:
-    """The constant ``1 / divisor`` in ``dtype`` where it is exact and normal, else None."""
-    if not isinstance(divisor, Const):
+    """The constant ``1 / divisor`` in float ``dtype`` where it is exact and normal, else None."""
+    if not isinstance(divisor, Const) or dtype.kind != "f":
         return None
     with np.errstate(all="ignore"):
         value = np.asarray(divisor.value).astype(dtype)
@@ -36,9 +36,8 @@ def exact_reciprocals(program: Program) -> Program:
     ops, changed = [], False
     for op in program.ops:
         p = op.params
-        if op.prim == "ufunc" and p["name"] == "divide" and np.dtype(p["loop"][1]).kind == "f":
-            inverse = _reciprocal(op.ins[1], np.dtype(p["loop"][1]))
-            if inverse is not None:
+        if op.prim == "ufunc" and p["name"] == "divide":
+            if (inverse := _reciprocal(op.ins[1], np.dtype(p["loop"][1]))) is not None:
                 op = Op(op.prim, (op.ins[0], inverse, *op.ins[2:]), op.outs, {**p, "name": "multiply"}, op.where)
                 changed = True
         ops.append(op)
