@@ -1,5 +1,6 @@
 """Lowering: reads and writes of views as JAX operations (elena_jax/lower)."""
 
+import math
 from fractions import Fraction
 
 import jax
@@ -354,7 +355,6 @@ def test_constants_are_not_folded_across_steps(dt):
         "arrays_made_inside": lambda a: (a + np.full(4, 0.1, dt)) + np.full(4, 0.7, dt),
         "signed_zero": lambda a: -(a * 0) + 0.0,
         "chained_divisions": lambda a: ((a / 3) / 7, (a / a[::-1]) / a[1], 0.7 / (a / a[2])),
-        "cube": lambda a: a**3,
     }
     for name, f in forms.items():
         with np.errstate(all="ignore"):
@@ -410,6 +410,28 @@ def test_products_feeding_sums_are_rounded_as_numpys(dt):
         outer = jax.jit(lambda a, b, c: elena_jax.pure(forms["horner"], fma=False)(a, b, c)[0])
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal(outer(a, b, c), forms["horner"](a, b, c))
+
+
+def numpy_power_is_libms() -> bool:
+    """Whether NumPy's float64 ``power`` loop is the C library's ``pow`` (as Python's math.pow);
+    NumPy 2.4 on an AVX-512 CPU has its own SIMD power, a few % of whose values differ in the
+    last bit, which XLA's pow does not reproduce (design.md Known limits)."""
+    v = np.random.default_rng(13).normal(size=256)
+    return np.array_equal(v**3.0, [math.pow(x, 3.0) for x in v])
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_powers_are_not_folded_into_products(dt):
+    # NB: XLA makes x ** 3 the product x * x * x, rounded twice (a quarter of float64 values off)
+    a = np.random.default_rng(10).normal(size=(1000, 4)).astype(dt)
+    a[0] = [-0.0, 0.0, np.inf, np.nan]
+    got = np.asarray(elena_jax.functionalize(lambda a: a**3)(a.copy()))
+    if numpy_power_is_libms():
+        assert_bit_for_bit(got, a**3)
+    else:
+        np.testing.assert_array_max_ulp(got, a**3, maxulp=1)
+        if dt == np.float64:  # NB: the C library's pow, as NumPy's on other CPUs
+            assert_bit_for_bit(got, np.array([math.pow(x, 3.0) for x in a.ravel()]).reshape(a.shape))
 
 
 def numpy_complex_loop_uses_fma() -> bool:
