@@ -23,6 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
+from .pairwise import numpy_sum
 
 RULES: dict[str, Callable] = {}
 
@@ -420,12 +421,14 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 
 @rule("reduce")
-def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
+def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, summed=None):
     x = jnp.asarray(ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
+    if summed is not None:
+        return [_summed(x, axes, keepdims, initial, *summed)]
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
@@ -441,6 +444,17 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False):
     if initial is not None:
         r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
     return [r.astype(dtype)]
+
+
+def _summed(x, axes: tuple[int, ...], keepdims: bool, initial, run: tuple[int, ...], chunk: int | None):
+    """NumPy's float sum over ``axes``, whose axes ``run`` (in memory order, the others of one
+    element) NumPy's loop sees as one run per element of the result (lower/pairwise.py)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    shape = tuple(x.shape[i] for i in kept)
+    order = (*kept, *run, *(i for i in axes if i not in run))
+    rows = jnp.transpose(x, order).reshape(*shape, math.prod(x.shape[i] for i in run))
+    r = numpy_sum(rows, 0 if initial is None else initial, chunk)
+    return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r
 
 
 def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial):

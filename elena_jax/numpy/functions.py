@@ -331,24 +331,72 @@ implements(np.any)(_bool_reduction(np.logical_or))
 implements(np.all)(_bool_reduction(np.logical_and))
 
 
+def _count(a, axes, keepdims: bool, where):
+    """How many elements a reduction over ``axes`` takes, per result element (NumPy's count)."""
+    if where is True:
+        return int(np.prod([a.shape[i] for i in axes]))
+    return np.sum(np.broadcast_to(where, a.shape), axis=axes, keepdims=keepdims)
+
+
 @implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _arr(a)
     axes = reduce_axes(axis, a.ndim)
+    half = dtype is None and a.dtype == np.float16  # NB: NumPy sums float16 in float32
     if dtype is None:
-        dtype = np.dtype("f8") if a.dtype.kind in "biu" else a.dtype
-    total = np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims, where=where)
-    count = np.sum(np.broadcast_to(where, a.shape), axis=axes, keepdims=keepdims) if where is not True \
-        else int(np.prod([a.shape[i] for i in axes]))
+        dtype = np.dtype("f8") if a.dtype.kind in "biu" else np.dtype("f4") if half else a.dtype
+    total = np.add.reduce(a, axis=axes, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    count = _count(a, axes, keepdims, where)
+    if out is not None:  # NB: NumPy divides the sum in out, in out's type (unsafely: truncating)
+        return np.true_divide(out, count, out=out, casting="unsafe")
     dtype = np.dtype(dtype)
     if dtype.kind in "fc":
-        return np.true_divide(total, count, out=out, casting="unsafe", dtype=dtype)
+        quotient = np.true_divide(total, count, dtype=dtype)
+        return quotient.astype(np.float16) if half else quotient
     # NB: NumPy divides the integer sum and casts the quotient back, unsafely (truncating)
-    quotient = np.true_divide(total, count)
-    if out is None:
-        return quotient.astype(dtype)
-    out[...] = quotient
-    return out
+    return np.true_divide(total, count).astype(dtype)
+
+
+def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
+    """NumPy's variance, step by step as its ``_var``: the mean (kept dims, divided in place),
+    the deviations squared (a complex one as re**2 + im**2), their sum, divided by the count
+    less ``ddof``; so its sums are NumPy's too (lower/pairwise.py)."""
+    if correction is not np._NoValue:
+        if ddof != 0:
+            raise located(ValueError, "ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    count = _count(a, axes, keepdims, where)
+    if dtype is None and a.dtype.kind in "biu":
+        dtype = np.dtype("f8")
+    if mean is np._NoValue:
+        total = np.add.reduce(a, axis=axes, dtype=dtype, keepdims=True, where=where)
+        div = count if where is True else np.reshape(count, total.shape)
+        mean = np.true_divide(total, div, out=total, casting="unsafe")
+    x = a - mean
+    if a.dtype.kind == "c":
+        x = np.add(np.multiply(x.real, x.real), np.multiply(x.imag, x.imag))
+    else:
+        x = np.multiply(x, x)
+    return x, count - ddof, dtype
+
+
+@implements(np.var)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+        correction=np._NoValue):
+    a = _arr(a)
+    axes = reduce_axes(axis, a.ndim)
+    x, count, dtype = _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction)
+    total = np.add.reduce(x, axis=axes, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    return np.true_divide(total, np.maximum(count, 0), out=total, casting="unsafe")
+
+
+@implements(np.std)
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+        correction=np._NoValue):
+    v = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    if out is None and v.ndim == 0:  # NB: NumPy's scalar: its root cast back to its type, unsafely
+        return np.sqrt(v).astype(v.dtype)
+    return np.sqrt(v, out=v)
 
 
 @implements(np.fix)
@@ -555,7 +603,7 @@ def _sort_kind(kwargs: dict) -> dict:
 # Functions NumPy computes in floating point when given integers or bools (std of int32 is
 # computed in float64): their integer operands are cast to NumPy's result dtype first, as
 # JAX would otherwise compute in its own default float.
-FLOAT_COMPUTE = {"std", "var", "median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
+FLOAT_COMPUTE = {"median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
                  "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
@@ -753,7 +801,6 @@ GENERIC = [
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
     "nancumsum", "nancumprod", "percentile", "quantile", "average", "count_nonzero",
-    "std", "var",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
     "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",

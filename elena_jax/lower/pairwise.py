@@ -1,0 +1,152 @@
+"""NumPy's summation order: a float sum added up as NumPy's add loop adds it.
+
+NumPy sums a run of elements pairwise (its ``pairwise_sum`` loop): fewer than 8
+elements one after another from -0.0; up to 128 in 8 running lanes, then the
+lanes as ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``, then the
+remainder one by one; more than 128 as the sums of two halves, split at half
+the length rounded down to a multiple of 8. A complex run is summed as its
+interleaved (real, imaginary) parts, whose lanes meet per part. float16 is
+summed in float32. XLA's reduce adds in an order of its own, so a sum of a
+million floats differed from NumPy's in its last bits nearly always.
+
+Invariant: every addition here is one of NumPy's, on the same two operands, in
+the same precision; the tree's shape depends on the run's length only, so it
+is built once per length at trace time and applied to every row at once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+_LANES = 8
+_BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
+
+
+def numpy_sum(x, start, chunk: int | None = None):
+    """``start + x`` summed over its last axis (per row of the others) in NumPy's order.
+
+    With ``chunk``, as NumPy sums through its cast buffer (a reduction whose loop type is
+    not x's): the run in pieces of ``chunk`` elements, each summed pairwise and added to
+    the running total in turn. float16 runs are summed in float32 and the total rounded
+    to float16 after each piece, as NumPy's half loop does.
+    """
+    start = jnp.asarray(start, x.dtype)
+    half = x.dtype == np.float16
+    if half:
+        x, start = x.astype(np.float32), start.astype(np.float32)
+    n = x.shape[-1]
+    pieces = [x] if not chunk or n <= chunk else [x[..., i : i + chunk] for i in range(0, n, chunk)]
+    # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
+    total = lax.optimization_barrier(jnp.broadcast_to(start, x.shape[:-1]))
+    for piece in pieces:  # NB: sequential, as NumPy's loop meets each buffer
+        total = total + _pairwise(piece)
+        if half:
+            total = total.astype(np.float16).astype(np.float32)
+    return total.astype(np.float16) if half else total
+
+
+def _pairwise(x):
+    """NumPy's pairwise sum over the last axis of a float or complex array."""
+    if x.dtype.kind == "c":
+        parts = jnp.stack([x.real, x.imag], -1).reshape(*x.shape[:-1], 2 * x.shape[-1])
+        re, im = _pairwise_run(parts, 2)
+        return lax.complex(re, im)
+    return _pairwise_run(x, 1)[0]
+
+
+def _pairwise_run(x, parts: int) -> list:
+    """The pairwise sum of each row of ``x``, whose last axis interleaves ``parts`` sums."""
+    n = x.shape[-1]
+    if n < _LANES:
+        acc = [jnp.full(x.shape[:-1], -0.0, x.dtype)] * parts
+        for i in range(n):
+            acc[i % parts] = acc[i % parts] + x[..., i]
+        return acc
+    plan = _plan(n)
+    leaves = _leaves(x, plan, parts)  # (..., parts, leaf) in the order of their starts
+    values = None
+    for depth in reversed(range(len(plan.leaf))):  # NB: from the deepest, a level at a time
+        is_leaf = plan.leaf[depth]
+        count = int(is_leaf.sum())
+        own = leaves[..., plan.leaf_rank[depth]] if count else None
+        if values is not None:
+            pairs = values.reshape(*values.shape[:-1], -1, 2)
+            split = pairs[..., 0] + pairs[..., 1]
+            values = split if own is None else jnp.concatenate([own, split], -1)[..., plan.merge[depth]]
+        else:
+            values = own
+    return [values[..., p, 0] for p in range(parts)]
+
+
+def _leaves(x, plan: _Plan, parts: int):
+    """Every leaf's sum, ``(..., parts, leaves)``: its 8 lanes run down its rows, then meet."""
+    n = x.shape[-1]
+    rows = n // _LANES
+    grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
+    if plan.regular:
+        steps = [grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)[..., t, :] for t in range(plan.depth_rows)]
+    else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
+        blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
+        steps = [blocks[..., t, :] for t in range(plan.depth_rows)]
+        steps = [s if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], s, jnp.asarray(-0.0, x.dtype))
+                 for t, s in enumerate(steps)]
+    lanes = steps[0]
+    for step in steps[1:]:
+        lanes = lanes + step
+    ln = [lanes[..., k] for k in range(_LANES)]
+    if parts == 1:
+        sums = [((ln[0] + ln[1]) + (ln[2] + ln[3])) + ((ln[4] + ln[5]) + (ln[6] + ln[7]))]
+    else:
+        sums = [(ln[p] + ln[p + 2]) + (ln[p + 4] + ln[p + 6]) for p in range(parts)]
+    if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
+        last = [s[..., -1] for s in sums]
+        for i in range(rows * _LANES, n):
+            last[i % parts] = last[i % parts] + x[..., i]
+        sums = [jnp.concatenate([s[..., :-1], v[..., None]], -1) for s, v in zip(sums, last)]
+    return jnp.stack(sums, -2)
+
+
+class _Plan:
+    """The shape of NumPy's pairwise recursion over a run of ``n`` elements: per depth, which of
+    its segments are leaves, where its leaves' values are, and how they interleave with the
+    sums of the segments it splits; the rows of every leaf, in the order of their starts."""
+
+    def __init__(self, n: int):
+        starts, sizes = np.array([0]), np.array([n])
+        self.leaf, seg_starts, seg_sizes = [], [], []
+        while len(sizes):
+            is_leaf = sizes <= _BLOCK
+            self.leaf.append(is_leaf)
+            seg_starts.append(starts)
+            seg_sizes.append(sizes)
+            s, z = starts[~is_leaf], sizes[~is_leaf]
+            h = z // 2 - (z // 2) % _LANES
+            starts, sizes = np.stack([s, s + h], 1).ravel(), np.stack([h, z - h], 1).ravel()
+        leaf_starts = np.concatenate([st[lf] for st, lf in zip(seg_starts, self.leaf)])
+        leaf_sizes = np.concatenate([z[lf] for z, lf in zip(seg_sizes, self.leaf)])
+        order = np.argsort(leaf_starts)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        counts = np.cumsum([0] + [int(lf.sum()) for lf in self.leaf])
+        self.leaf_rank = [rank[counts[d] : counts[d + 1]] for d in range(len(self.leaf))]
+        self.merge = []
+        for lf in self.leaf:  # NB: [own leaves, split sums] -> the depth's order
+            where = np.empty(len(lf), int)
+            where[lf] = np.arange(lf.sum())
+            where[~lf] = lf.sum() + np.arange((~lf).sum())
+            self.merge.append(where)
+        first, height = leaf_starts[order] // _LANES, leaf_sizes[order] // _LANES
+        self.depth_rows = int(height.max())
+        self.regular = bool((height == self.depth_rows).all() and len(self.leaf_rank[-1]) == len(order))
+        t = np.arange(self.depth_rows)
+        self.present = t < height[:, None]
+        self.rows = np.where(self.present, first[:, None] + t, first[:, None])
+
+
+@functools.lru_cache(maxsize=128)
+def _plan(n: int) -> _Plan:
+    return _Plan(n)
