@@ -205,3 +205,17 @@ def test_errors_are_numpys():
         V.reshape(c, (5, -1))
     with pytest.raises(np.exceptions.AxisError):
         V.transpose(c, (0, 2))
+
+
+def test_inner_run_is_the_reduced_axes_numpys_iterator_coalesces():
+    c = V.contiguous((4, 5, 6))
+    assert V.inner_run(c, (1, 2)) == (1, 2)  # rows of 30: one run each
+    assert V.inner_run(c, (0, 1, 2)) == (0, 1, 2)  # the whole array
+    assert V.inner_run(c, (0,)) is None  # an outer axis: NumPy adds row after row
+    assert V.inner_run(c, (0, 2)) is None  # axes that do not coalesce
+    assert V.inner_run(V.transpose(c), (0, 1)) == (1, 0)  # memory order, outermost first
+    assert V.inner_run(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == (2,)
+    assert V.inner_run(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == (1, 2)  # 3 rows of 6 in a row
+    assert V.inner_run(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) is None
+    assert V.inner_run(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
+    assert V.inner_run(V.contiguous((4, 1, 6)), (1,)) is None  # nothing to sum but single elements
