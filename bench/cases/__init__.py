@@ -46,6 +46,7 @@ MODULES = (
     "jacobi",
     "normalize_channels",
     "wave_1d",
+    "standardize",
 )
 
 
