@@ -1510,6 +1510,15 @@ def test_a_result_is_laid_out_as_numpy_lays_it_out(name):
     check_against_numpy(f, np.arange(1.0, 13.0).reshape(3, 4))
 
 
+def test_index_arrays_into_empty_arrays():
+    # NB: library fuzz seed 4341 #467: laying out the result indexed the empty axis at 0 (IndexError)
+    def f(a):
+        empty = np.nonzero(np.arange(0) % 3 == 0)[0]
+        return a[:, :, 2:2][..., empty], a[:0][[]], a[:, :0][:, [], :], a[:, :0][0, []]
+
+    check_against_numpy(f, np.ones((2, 3, 4)))
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.data())
 def test_advanced_indexing_lays_out_its_result_as_numpy(data):

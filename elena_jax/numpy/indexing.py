@@ -104,15 +104,17 @@ def getitem(a: Tracer, key) -> Tracer:
         return Masked(HOOKS["copy"](a), mask)  # NB: a[mask] is a copy in NumPy
     shape = indexed_shape(a, template, arrays)
     r = fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
-    return laid_out(r, _gather_order(a, template, arrays))
+    return laid_out(r, _gather_order(a, template, arrays, len(shape)))
 
 
-def _gather_order(a: Tracer, template, arrays) -> tuple[int, ...]:
+def _gather_order(a: Tracer, template, arrays, ndim: int) -> tuple[int, ...]:
     """NumPy's memory order of ``a[key]`` with advanced indices: the broadcast index dims outermost,
     the other dims (``a`` sliced, with the indexed axes taken out) as they lie in memory."""
     def kind(k):
         return k[0] if isinstance(k, tuple) else "int" if isinstance(k, (int, np.integer)) else None
 
+    if a.size == 0:  # NB: then so is the result, whose layout nothing can tell
+        return tuple(range(ndim))
     advanced = [i for i, k in enumerate(template) if kind(k) in ("arr", "int")]
     # NB: integers join the advanced indices; the index dims stay in place only if those are adjacent
     index_shape = np.broadcast_shapes(*[np.shape(arrays[k[1]]) for k in template if kind(k) == "arr"])
