@@ -303,21 +303,32 @@ def keep_order(shape: Sequence[int], views: Sequence[View]) -> tuple[int, ...]:
     return tuple(sorted(range(len(shape)), key=lambda i: -out[i]))
 
 
-def inner_run(v: View, axes: Sequence[int]) -> tuple[int, ...] | None:
-    """The axes among ``axes`` that have more than one element, outermost first, when they are
-    v's innermost in memory and each steps over the whole of the next, so that NumPy's
-    iterator coalesces them into its inner loop (a reduction over them then sums one run per
-    element of the result); None when they are not, or there are none. Zero strides
-    (broadcast axes), whose place NumPy's iterator chooses, are None too."""
+def summation(v: View, axes: Sequence[int]) -> tuple[str, tuple[int, ...]] | None:
+    """How NumPy's iterator adds up a reduction of ``v`` over ``axes`` (its axes of more than
+    one element, outermost in memory first):
+
+    - ``("pairwise", run)`` when they are v's innermost and each steps over the whole of the
+      next: the iterator coalesces them into its inner loop, which sums one run per element
+      of the result pairwise;
+    - ``("sequential", run)`` when a kept axis is innermost: the inner loop is elementwise,
+      so each result element adds its terms one after another, in memory order;
+    - None otherwise (axes that do not coalesce, which NumPy copies through its buffer;
+      zero strides and equal strides, whose places the iterator chooses), or without any.
+    """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
-    if any(v.strides[i] == 0 for i in big):
+    steps = [abs(v.strides[i]) for i in big]
+    if 0 in steps or len(set(steps)) < len(steps):
         return None
-    run = sorted((i for i in big if i in axes), key=lambda i: -abs(v.strides[i]))
+    run = tuple(sorted((i for i in big if i in axes), key=lambda i: -abs(v.strides[i])))
     kept = [abs(v.strides[i]) for i in big if i not in axes]
-    if not run or (kept and min(kept) <= abs(v.strides[run[0]])):
+    if not run:
+        return None
+    if kept and min(kept) < abs(v.strides[run[-1]]):
+        return "sequential", run
+    if kept and min(kept) < abs(v.strides[run[0]]):
         return None
     coalesced = all(v.strides[i] == v.strides[j] * v.shape[j] for i, j in zip(run, run[1:]))
-    return tuple(run) if coalesced else None
+    return ("pairwise", run) if coalesced else None
 
 
 # --- element sets -------------------------------------------------------------

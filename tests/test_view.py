@@ -207,15 +207,17 @@ def test_errors_are_numpys():
         V.transpose(c, (0, 2))
 
 
-def test_inner_run_is_the_reduced_axes_numpys_iterator_coalesces():
+def test_summation_is_the_order_of_numpys_reduction_loop():
     c = V.contiguous((4, 5, 6))
-    assert V.inner_run(c, (1, 2)) == (1, 2)  # rows of 30: one run each
-    assert V.inner_run(c, (0, 1, 2)) == (0, 1, 2)  # the whole array
-    assert V.inner_run(c, (0,)) is None  # an outer axis: NumPy adds row after row
-    assert V.inner_run(c, (0, 2)) is None  # axes that do not coalesce
-    assert V.inner_run(V.transpose(c), (0, 1)) == (1, 0)  # memory order, outermost first
-    assert V.inner_run(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == (2,)
-    assert V.inner_run(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == (1, 2)  # 3 rows of 6 in a row
-    assert V.inner_run(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) is None
-    assert V.inner_run(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
-    assert V.inner_run(V.contiguous((4, 1, 6)), (1,)) is None  # nothing to sum but single elements
+    assert V.summation(c, (1, 2)) == ("pairwise", (1, 2))  # rows of 30: one run each
+    assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2))  # the whole array
+    assert V.summation(c, (0,)) == ("sequential", (0,))  # an outer axis: row after row
+    assert V.summation(c, (0, 1)) == ("sequential", (0, 1))
+    assert V.summation(c, (0, 2)) is None  # a reduced axis innermost, another beyond a kept one
+    assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0))  # memory order, outermost first
+    assert V.summation(V.transpose(c), (2,)) == ("sequential", (2,))
+    assert V.summation(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == ("pairwise", (2,))
+    assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2))
+    assert V.summation(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) is None  # not one run
+    assert V.summation(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
+    assert V.summation(V.contiguous((4, 1, 6)), (1,)) is None  # nothing to sum but single elements

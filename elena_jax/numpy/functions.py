@@ -360,7 +360,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     """NumPy's variance, step by step as its ``_var``: the mean (kept dims, divided in place),
     the deviations squared (a complex one as re**2 + im**2), their sum, divided by the count
-    less ``ddof``; so its sums are NumPy's too (lower/pairwise.py)."""
+    less ``ddof``; so its sums are NumPy's too (lower/summation.py)."""
     if correction is not np._NoValue:
         if ddof != 0:
             raise located(ValueError, "ddof and correction can't be provided simultaneously.")
@@ -985,7 +985,10 @@ def _gufunc(func):
         result = generic(*args)
         if target is None:
             return result
-        if broadcast_shapes(result.shape, target.shape) != target.shape:  # NB: loop axes may broadcast
+        # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
+        # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's)
+        whole = broadcast_shapes(result.shape, target.shape)
+        if whole[len(whole) - target.ndim :] != target.shape or any(n != 1 for n in whole[: len(whole) - target.ndim]):
             raise located(ValueError, f"{func.__name__}: output operand has shape {target.shape}, "
                           f"the result's is {result.shape}")
         target[...] = result

@@ -251,10 +251,11 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     ins = [a] + ([where] if where is not True else [])
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
-    if ufunc.__name__ == "add" and res_dtype.kind in "fc" and where is True and isinstance(a, Tracer):
-        run = V.inner_run(a.memory_view, axes)
-        if run is not None:  # NB: NumPy's order of additions; a cast goes through its buffer
-            params["summed"] = (run, np.getbufsize() if res_dtype != a.dtype else None)
+    if ufunc.__name__ == "add" and res_dtype.kind in "fc" and isinstance(a, Tracer):
+        order = V.summation(a.memory_view, axes)
+        if order is not None and (where is True or order[0] == "sequential"):
+            # NB: NumPy's order of additions; a cast goes through its buffer of getbufsize()
+            params["summed"] = (*order, np.getbufsize() if res_dtype != a.dtype else None)
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
 
 

@@ -1,17 +1,20 @@
 """NumPy's summation order: a float sum added up as NumPy's add loop adds it.
 
-NumPy sums a run of elements pairwise (its ``pairwise_sum`` loop): fewer than 8
-elements one after another from -0.0; up to 128 in 8 running lanes, then the
-lanes as ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``, then the
-remainder one by one; more than 128 as the sums of two halves, split at half
-the length rounded down to a multiple of 8. A complex run is summed as its
-interleaved (real, imaginary) parts, whose lanes meet per part. float16 is
-summed in float32. XLA's reduce adds in an order of its own, so a sum of a
-million floats differed from NumPy's in its last bits nearly always.
+NumPy's reduction loop sees one of two things. Where the reduced axes are
+innermost in memory, a run of elements per result, which it sums pairwise (its
+``pairwise_sum``): fewer than 8 elements one after another from -0.0; up to 128
+in 8 running lanes, then the lanes as ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
+(l6 + l7))``, then the remainder one by one; more than 128 as the sums of two
+halves, split at half the length rounded down to a multiple of 8. A complex
+run is summed as its interleaved (real, imaginary) values, whose lanes meet per
+part; float16 in float32. Where a kept axis is innermost, the loop is
+elementwise: each result element adds its terms one after another. XLA's reduce
+adds in an order of its own in both cases, so a sum of a thousand floats
+differed from NumPy's in its last bits nearly always.
 
 Invariant: every addition here is one of NumPy's, on the same two operands, in
-the same precision; the tree's shape depends on the run's length only, so it
-is built once per length at trace time and applied to every row at once.
+the same precision; a pairwise tree's shape depends on the run's length only,
+so it is built once per length at trace time and applied to every row at once.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 
 
-def numpy_sum(x, start, chunk: int | None = None):
+def pairwise_sum(x, start, chunk: int | None = None):
     """``start + x`` summed over its last axis (per row of the others) in NumPy's order.
 
     With ``chunk``, as NumPy sums through its cast buffer (a reduction whose loop type is
@@ -47,6 +50,47 @@ def numpy_sum(x, start, chunk: int | None = None):
         if half:
             total = total.astype(np.float16).astype(np.float32)
     return total.astype(np.float16) if half else total
+
+
+def sequential_sum(x, start):
+    """``start + x[0] + x[1] + ...``, one after another, over the first axis of ``x`` (per
+    element of the others): NumPy's elementwise reduction loop, where a kept axis is innermost."""
+    total = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, x.dtype), x.shape[1:]))
+    return _chain(lax.add, total, x)[0]
+
+
+def running(op, x):
+    """``x[0], op(x[0], x[1]), op(op(x[0], x[1]), x[2]), ...`` along the first axis of ``x``:
+    NumPy's accumulate loop (``np.cumsum``, ``np.cumprod``), every partial result kept."""
+    if x.shape[0] < 2:
+        return x
+    return jnp.concatenate([x[:1], _chain(op, x[0], x[1:], keep=True)[1]])
+
+
+def _chain(op, total, terms, keep: bool = False):
+    """``op`` applied to ``total`` and each term in turn: the final value and, with ``keep``,
+    every one. A chain of dependent steps, which XLA cannot reorder: unrolled when short,
+    else a loop over blocks of 8 terms (the last padded with -0.0, which changes no sum)."""
+    n = terms.shape[0]
+    if n <= 8 * _LANES:
+        steps = []
+        for term in terms:
+            total = op(total, term)
+            steps.append(total)
+        return total, jnp.stack(steps) if keep else None
+    pad = -n % _LANES
+    if pad:
+        terms = jnp.concatenate([terms, jnp.full((pad, *terms.shape[1:]), -0.0, terms.dtype)])
+
+    def block(total, block_terms):
+        steps = []
+        for term in block_terms:
+            total = op(total, term)
+            steps.append(total)
+        return total, jnp.stack(steps) if keep else None
+
+    total, steps = lax.scan(block, total, terms.reshape(-1, _LANES, *terms.shape[1:]))
+    return total, steps.reshape(-1, *terms.shape[1:])[:n] if keep else None
 
 
 def _pairwise(x):
