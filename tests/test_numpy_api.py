@@ -793,7 +793,10 @@ def test_percentile_of_integers_interpolates_in_their_type_as_numpy(dt):
                                lambda a, b, i: np.matmul(a, b, out=np.zeros((1, 2, 4))),
                                lambda a, b, i: np.matmul(a, b, out=a[:, :1]),
                                lambda a, b, i: np.matmul(b.T, a.T, out=b),
-                               lambda a, b, i: np.vecdot(a, a, out=b[:2, 0]), lambda a, b, i: np.matmul(i, i.T, out=i)])
+                               lambda a, b, i: np.vecdot(a, a, out=b[:2, 0]), lambda a, b, i: np.matmul(i, i.T, out=i),
+                               # NB: library-dtypes fuzz seed 4342 #178: out lacks a loop axis of one element
+                               lambda a, b, i: np.matmul(a[0], b[None], out=b[0]),
+                               lambda a, b, i: np.matmul(a[0], np.stack([b, b]), out=b[0])])
 def test_matmul_into_out_checks_as_numpy(f):
     """A gufunc's ``out=`` is cast same_kind (a float product into an int array is NumPy's
     UFuncTypeError, checked before the shapes), and its shape must hold the result's."""
