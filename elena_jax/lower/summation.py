@@ -27,6 +27,7 @@ from jax import lax
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
+_FEW = 32  # leaves up to which a run's leaves are sliced, not gathered
 
 
 def pairwise_sum(x, start, chunk: int | None = None):
@@ -133,6 +134,14 @@ def _leaves(x, plan: _Plan, parts: int):
     grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
     if plan.regular:
         steps = [grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)[..., t, :] for t in range(plan.depth_rows)]
+    elif len(plan.present) <= _FEW:  # NB: a few leaves: sliced one by one (a gather costs more)
+        lanes = []
+        for first, present in zip(plan.rows[:, 0], plan.present):
+            leaf = grid[..., first, :]
+            for t in range(1, int(present.sum())):
+                leaf = leaf + grid[..., first + t, :]
+            lanes.append(leaf)
+        steps = [jnp.stack(lanes, -2)]
     else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
         blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
         steps = [blocks[..., t, :] for t in range(plan.depth_rows)]
