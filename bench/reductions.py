@@ -1,0 +1,62 @@
+"""What NumPy's summation order costs: float64 sums and running sums in elena_jax (NumPy's
+order, bit for bit; design.md "Sums in NumPy's order") against NumPy and ``jax.numpy``
+(XLA's order), each result checked equal to NumPy's first.
+
+Run: ``python -m bench.reductions`` (best of 5 rounds of 20 calls; jitted on device arrays).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import elena_jax
+
+# (operation, shape, axis): pairwise runs, sums over outer axes, running sums
+ROWS = [
+    ("sum", (10**6,), None), ("sum", (10**7,), None), ("sum", (1000, 1000), 1), ("sum", (4096, 256), 1),
+    ("sum", (10**6, 4), 1), ("sum", (1000, 256), 0), ("sum", (10**6, 4), 0), ("sum", (100, 10000), 0),
+    ("sum", (10000, 100), 0), ("cumsum", (10**6,), None), ("cumsum", (1000, 1000), 1),
+    ("cumsum", (1000, 1000), 0),
+]
+
+
+def best_ms(f, *args) -> float:
+    jax.block_until_ready(f(*args))
+    rounds = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(20):
+            jax.block_until_ready(f(*args))
+        rounds.append((time.perf_counter() - t) / 20 * 1e3)
+    return min(rounds)
+
+
+def main() -> None:
+    print(f"# {platform.processor() or platform.machine()}, jax {jax.__version__}, numpy {np.__version__}\n")
+    print("| operation | shape | axis | NumPy (ms) | elena_jax | jax.numpy |")
+    print("|---|---|---:|---:|---:|---:|")
+    with jax.enable_x64(True):
+        for op, shape, axis in ROWS:
+            a = np.random.default_rng(0).standard_normal(shape)
+            numpy_fn = getattr(np, op)
+            jnp_fn = getattr(jnp, op)
+
+            def f(x, numpy_fn=numpy_fn, axis=axis):
+                return numpy_fn(x, axis=axis)
+
+            ours = jax.jit(elena_jax.functionalize(f))
+            device = jnp.asarray(a)
+            if not np.array_equal(np.asarray(ours(device)), f(a)):
+                raise AssertionError(f"{op} {shape} axis={axis}: not NumPy's bit for bit")
+            theirs = jax.jit(lambda x, jnp_fn=jnp_fn, axis=axis: jnp_fn(x, axis=axis))
+            print(f"| {op} | {shape} | {axis} | {best_ms(f, a):.3f} | {best_ms(ours, device):.3f} | "
+                  f"{best_ms(theirs, device):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
