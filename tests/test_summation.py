@@ -179,3 +179,35 @@ def test_running_sums_and_products_are_numpys(dtype):
         forms["cumprod"] = lambda a: np.cumprod(1 + a / 1e5, axis=1)
     for name, f in forms.items():
         check(f, a, what=name)
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int32])
+def test_nan_sums_and_means_are_numpys(dtype):
+    # NB: NumPy's nansum and nanmean sum a copy with the NaNs replaced by 0 (its _replace_nan)
+    a = data((40, 300), np.float64, seed=7) / (1000 if dtype == np.float16 else 1)
+    a[np.random.default_rng(8).random(a.shape) < 0.1] = np.nan
+    a[3] = np.nan
+    a = np.nan_to_num(a).astype(dtype) if dtype == np.int32 else a.astype(dtype)
+    forms = {
+        "whole": lambda a: np.nansum(a),
+        "rows": lambda a: np.nansum(a, axis=1),
+        "columns": lambda a: np.nansum(a, axis=0, keepdims=True),
+        "strided": lambda a: np.nanmean(a[:, ::2]),
+        "mean_rows": lambda a: np.nanmean(a, axis=1),
+        "mean_columns": lambda a: np.nanmean(a, axis=0),
+    }
+    for name, f in forms.items():
+        with np.errstate(invalid="ignore"):
+            want = f(a.copy())
+        got = elena_jax.functionalize(f)(a.copy())
+        assert_same_bits(got, want, name)
+
+
+def test_nanmean_refuses_exact_types_as_numpy():
+    a = np.array([1.0, np.nan])
+    for f in (lambda a: np.nanmean(a, dtype=np.int64), lambda a: np.nanmean(a, out=np.zeros((), np.int64))):
+        with pytest.raises(TypeError, match="If a is inexact"):
+            f(a)
+        with pytest.raises(TypeError, match="If a is inexact"):
+            elena_jax.functionalize(f)(a)

@@ -27,7 +27,10 @@ from jax import lax
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
-_FEW = 32  # leaves up to which a run's leaves are sliced, not gathered
+# Leaves up to which a run is summed as the recursion reads, each leaf's rows sliced one by one:
+# a gather costs more, and XLA:CPU computed rows of 256 seen as (rows, 2, 16, 8), whose two leaves
+# were then added, 6x slower when a product fed them (15.8 ms for (x * x).sum(axis=1) of 15625 x 256).
+_FEW = 32
 
 
 def pairwise_sum(x, start, chunk: int | None = None):
@@ -112,19 +115,54 @@ def _pairwise_run(x, parts: int) -> list:
             acc[i % parts] = acc[i % parts] + x[..., i]
         return acc
     plan = _plan(n)
+    if len(plan.present) <= _FEW:
+        return _recursion(x, 0, n, parts)
     leaves = _leaves(x, plan, parts)  # (..., parts, leaf) in the order of their starts
     values = None
     for depth in reversed(range(len(plan.leaf))):  # NB: from the deepest, a level at a time
         is_leaf = plan.leaf[depth]
         count = int(is_leaf.sum())
-        own = leaves[..., plan.leaf_rank[depth]] if count else None
+        own = _take(leaves, plan.leaf_rank[depth]) if count else None
         if values is not None:
             pairs = values.reshape(*values.shape[:-1], -1, 2)
             split = pairs[..., 0] + pairs[..., 1]
-            values = split if own is None else jnp.concatenate([own, split], -1)[..., plan.merge[depth]]
+            values = split if own is None else _take(jnp.concatenate([own, split], -1), plan.merge[depth])
         else:
             values = own
     return [values[..., p, 0] for p in range(parts)]
+
+
+def _recursion(x, start: int, n: int, parts: int) -> list:
+    """NumPy's pairwise sum of ``x[..., start:start + n]`` (n >= 8) as its recursion reads, each
+    leaf's rows sliced one by one: for runs of a few leaves (see _FEW)."""
+    if n > _BLOCK:
+        h = n // 2 - (n // 2) % _LANES
+        return [a + b for a, b in zip(_recursion(x, start, h, parts), _recursion(x, start + h, n - h, parts))]
+    end = start + n - n % _LANES
+    lanes = x[..., start : start + _LANES]
+    for i in range(start + _LANES, end, _LANES):
+        lanes = lanes + x[..., i : i + _LANES]
+    sums = _meet(lanes, parts)
+    for i in range(end, start + n):  # NB: the rest, one by one
+        sums[i % parts] = sums[i % parts] + x[..., i]
+    return sums
+
+
+def _meet(lanes, parts: int) -> list:
+    """The 8 lanes' sums as one per part: ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``,
+    or of a complex run, per part: ``(l0 + l2) + (l4 + l6)`` and ``(l1 + l3) + (l5 + l7)``."""
+    ln = [lanes[..., k] for k in range(_LANES)]
+    if parts == 1:
+        return [((ln[0] + ln[1]) + (ln[2] + ln[3])) + ((ln[4] + ln[5]) + (ln[6] + ln[7]))]
+    return [(ln[p] + ln[p + 2]) + (ln[p + 4] + ln[p + 6]) for p in range(parts)]
+
+
+def _take(values, index: np.ndarray):
+    """``values[..., index]`` for a static ``index``: a slice where it is a range (no gather)."""
+    start = int(index[0])
+    if np.array_equal(index, np.arange(start, start + len(index))):
+        return values[..., start : start + len(index)]
+    return values[..., index]
 
 
 def _leaves(x, plan: _Plan, parts: int):
@@ -134,14 +172,6 @@ def _leaves(x, plan: _Plan, parts: int):
     grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
     if plan.regular:
         steps = [grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)[..., t, :] for t in range(plan.depth_rows)]
-    elif len(plan.present) <= _FEW:  # NB: a few leaves: sliced one by one (a gather costs more)
-        lanes = []
-        for first, present in zip(plan.rows[:, 0], plan.present):
-            leaf = grid[..., first, :]
-            for t in range(1, int(present.sum())):
-                leaf = leaf + grid[..., first + t, :]
-            lanes.append(leaf)
-        steps = [jnp.stack(lanes, -2)]
     else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
         blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
         steps = [blocks[..., t, :] for t in range(plan.depth_rows)]
@@ -150,11 +180,7 @@ def _leaves(x, plan: _Plan, parts: int):
     lanes = steps[0]
     for step in steps[1:]:
         lanes = lanes + step
-    ln = [lanes[..., k] for k in range(_LANES)]
-    if parts == 1:
-        sums = [((ln[0] + ln[1]) + (ln[2] + ln[3])) + ((ln[4] + ln[5]) + (ln[6] + ln[7]))]
-    else:
-        sums = [(ln[p] + ln[p + 2]) + (ln[p + 4] + ln[p + 6]) for p in range(parts)]
+    sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
         for i in range(rows * _LANES, n):

@@ -399,6 +399,35 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     return np.sqrt(v, out=v)
 
 
+def _without_nans(a, value):
+    """NumPy's ``_replace_nan``: an inexact ``a`` copied with its NaNs replaced by ``value`` (laid
+    out as ``a``, so its sums are NumPy's), and the mask; any other ``a`` as it is, and None."""
+    if a.dtype.kind not in "fc":
+        return a, None
+    mask = np.isnan(a)
+    return np.where(mask, value, a), mask
+
+
+@implements(np.nansum)
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    a, _ = _without_nans(_arr(a), 0)
+    return np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+@implements(np.nanmean)
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a, mask = _without_nans(_arr(a), 0)
+    if mask is None:
+        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        raise located(TypeError, "If a is inexact, then dtype must be inexact")
+    if out is not None and out.dtype.kind not in "fc":
+        raise located(TypeError, "If a is inexact, then out must be inexact")
+    count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=keepdims, where=where)
+    total = np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    return np.true_divide(total, count, out=total, casting="unsafe")
+
+
 @implements(np.fix)
 def fix(x, out=None):
     """Rounding towards zero: NumPy's np.fix is np.trunc, dtypes included (JAX 0.10 has no jnp.fix)."""
@@ -603,11 +632,11 @@ def _sort_kind(kwargs: dict) -> dict:
 # Functions NumPy computes in floating point when given integers or bools (std of int32 is
 # computed in float64): their integer operands are cast to NumPy's result dtype first, as
 # JAX would otherwise compute in its own default float.
-FLOAT_COMPUTE = {"median", "average", "nanmean", "nanstd", "nanvar", "nanmedian", "linalg.norm",
+FLOAT_COMPUTE = {"median", "average", "nanstd", "nanvar", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
                  "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
-WIDENED = {"nansum", "nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
+WIDENED = {"nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
@@ -799,7 +828,7 @@ GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
-    "ptp", "nanmax", "nanmin", "nansum", "nanmean", "nanprod", "nanstd", "nanvar", "nanmedian",
+    "ptp", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanmedian",
     "nancumsum", "nancumprod", "percentile", "quantile", "average", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
