@@ -16,12 +16,26 @@ import numpy as np
 
 import elena_jax
 
-# (operation, shape, axis): pairwise runs, sums over outer axes, running sums
+
+def center(x, axis):
+    """A sum whose result feeds a broadcast: XLA would repeat it for every element (summation._add)."""
+    return x - x.mean(axis=axis, keepdims=True)
+
+
+def jnp_center(x, axis):
+    return x - jnp.mean(x, axis=axis, keepdims=True)
+
+
+OPS = {"sum": (np.sum, jnp.sum), "cumsum": (np.cumsum, jnp.cumsum), "center": (center, jnp_center),
+       "std": (np.std, jnp.std)}
+
+# (operation, shape, axis): pairwise runs, sums over outer axes, running sums, sums that feed more
 ROWS = [
     ("sum", (10**6,), None), ("sum", (10**7,), None), ("sum", (1000, 1000), 1), ("sum", (4096, 256), 1),
     ("sum", (10**6, 4), 1), ("sum", (1000, 256), 0), ("sum", (10**6, 4), 0), ("sum", (100, 10000), 0),
     ("sum", (10000, 100), 0), ("cumsum", (10**6,), None), ("cumsum", (1000, 1000), 1),
-    ("cumsum", (1000, 1000), 0),
+    ("cumsum", (1000, 1000), 0), ("center", (15625, 256), 1), ("center", (256, 15625), 0),
+    ("std", (15625, 256), 1),
 ]
 
 
@@ -43,8 +57,7 @@ def main() -> None:
     with jax.enable_x64(True):
         for op, shape, axis in ROWS:
             a = np.random.default_rng(0).standard_normal(shape)
-            numpy_fn = getattr(np, op)
-            jnp_fn = getattr(jnp, op)
+            numpy_fn, jnp_fn = OPS[op]
 
             def f(x, numpy_fn=numpy_fn, axis=axis):
                 return numpy_fn(x, axis=axis)
