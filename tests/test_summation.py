@@ -95,6 +95,12 @@ def test_signs_of_zero_are_numpys():
     check(lambda a: np.add.reduce(a, axis=1, initial=-0.0), zeros, what="initial -0.0")
     check(lambda a: a[:, :3].sum(axis=1), zeros, what="short run")
     check(lambda a: np.sum(a), np.array([-0.0, np.inf, np.nan, 1.0]), what="inf and nan")
+    negative = np.full((3, 100), complex(-0.0, -0.0))
+    for axis in (0, 1):  # NB: the steps that add -0.0 (padding, the last pair) keep both signs
+        check(lambda a, axis=axis: np.add.reduce(a, axis=axis, initial=complex(-0.0, -0.0)), negative,
+              what=f"complex {axis}")
+        check(lambda a, axis=axis: np.add.reduce(a.T, axis=axis, initial=-0.0), negative.real.copy(),
+              what=f"real {axis}")
 
 
 RUNS = st.sampled_from([((0,), None), ((1,), None), ((0, 1), None), ((1, 2), None), ((2,), None), ((0, 2), None),
