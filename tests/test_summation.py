@@ -180,6 +180,8 @@ def test_running_sums_and_products_are_numpys(dtype):
         "subtract_accumulate": lambda a: np.subtract.accumulate(a, axis=1),
         "in_float64": lambda a: np.cumsum(a.real.astype(np.float32), axis=1, dtype=np.float64),
         "in_place": lambda a: np.cumsum(a[:, 1:], axis=1, out=a[:, :-1]),
+        "negative_zeros": lambda a: np.cumsum(-np.zeros(3, a.dtype)),
+        "a_negative_zero": lambda a: np.cumsum(-np.zeros(1, a.dtype)),
     }
     if dtype != np.complex128:  # NB: NumPy's complex accumulate multiplies without FMAs (Known limits)
         forms["cumprod"] = lambda a: np.cumprod(1 + a / 1e5, axis=1)
