@@ -18,7 +18,7 @@ import elena_jax
 
 
 def center(x, axis):
-    """A sum whose result feeds a broadcast: XLA would repeat it for every element (summation._add)."""
+    """A sum whose result feeds a broadcast: XLA would repeat it for every element (summation._in_turn)."""
     return x - x.mean(axis=axis, keepdims=True)
 
 

@@ -31,7 +31,7 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # a gather costs more, and XLA:CPU computed rows of 256 seen as (rows, 2, 16, 8), whose two leaves
 # were then added, 6x slower when a product fed them (15.8 ms for (x * x).sum(axis=1) of 15625 x 256).
 _FEW = 32
-_SHARED = 32  # terms per result from which a sum is computed once for all its users (see _add)
+_SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
 
 
 def pairwise_sum(x, start, chunk: int | None = None):
@@ -47,33 +47,43 @@ def pairwise_sum(x, start, chunk: int | None = None):
     if half:
         x, start = x.astype(np.float32), start.astype(np.float32)
     n = x.shape[-1]
-    pieces = [x] if not chunk or n <= chunk else [x[..., i : i + chunk] for i in range(0, n, chunk)]
+    whole = n - n % chunk if chunk and n > chunk else 0
+    pieces = []
+    if whole:  # NB: the full pieces summed at once, as rows of their own
+        pieces.append(jnp.moveaxis(_pairwise(x[..., :whole].reshape(*x.shape[:-1], -1, chunk)), -1, 0))
+    if n > whole or not whole:
+        pieces.append(_pairwise(x[..., whole:])[None])
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = lax.optimization_barrier(jnp.broadcast_to(start, x.shape[:-1]))
-    for piece in pieces:  # NB: sequential, as NumPy's loop meets each buffer
-        total = _add(total, _pairwise(piece)) if n >= _SHARED else total + _pairwise(piece)
-        if half:
-            total = total.astype(np.float16).astype(np.float32)
+
+    def step(total, piece):  # NB: in turn, as NumPy's loop meets each buffer
+        total = total + piece
+        return total.astype(np.float16).astype(np.float32) if half else total
+
+    total = _in_turn(step, total, jnp.concatenate(pieces), shared=n >= _SHARED)
     return total.astype(np.float16) if half else total
-
-
-def _add(a, b):
-    """``a + b`` in a loop of two steps (``(a + b) + -0.0``): a sum is otherwise many cheap-looking
-    additions, which XLA fuses into each of its users and so repeats: a row's mean recomputed
-    for every element it is subtracted from (std of 15625 x 256 rows: 24 ms, 6.9 with the loop).
-    A loop's result it computes once. It costs a pass over the result, so sums of fewer than
-    _SHARED terms, cheap to repeat, go without."""
-    terms = jnp.stack([b, -jnp.zeros_like(b)])  # NB: -0.0, and -0.0-0.0j: no sign changed
-    return lax.scan(lambda total, term: (total + term, None), a, terms)[0]
 
 
 def sequential_sum(x, start):
     """``start + x[0] + x[1] + ...``, one after another, over the first axis of ``x`` (per
     element of the others): NumPy's elementwise reduction loop, where a kept axis is innermost."""
     total = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, x.dtype), x.shape[1:]))
-    if x.shape[0] < _SHARED or x.shape[0] > 8 * _LANES:  # NB: short, or a loop already (see _add)
-        return _chain(lax.add, total, x)[0]
-    return _add(_chain(lax.add, total, x[:-1])[0], x[-1])
+    return _in_turn(lax.add, total, x, shared=x.shape[0] >= _SHARED)
+
+
+def _in_turn(step, total, terms, shared: bool):
+    """``step`` of ``total`` and each term in turn. A sum is many cheap-looking additions, which
+    XLA fuses into each of its users and so repeats: a row's mean recomputed for every element
+    it is subtracted from (std of 15625 x 256 rows: 24 ms, 6.9 ms without). With ``shared``,
+    the last step is therefore a loop of two (``(total + term) + -0.0``), whose result XLA
+    computes once, unless the chain is a loop already; it costs a pass over the result, so
+    sums of fewer than _SHARED terms, cheap to repeat, go without. (That last step is an
+    addition: a ``step`` that also rounds leaves the rounding of the total to its caller.)"""
+    if not shared or not terms.shape[0] or terms.shape[0] > 8 * _LANES:
+        return _chain(step, total, terms)[0]
+    total = _chain(step, total, terms[:-1])[0]
+    last = jnp.stack([terms[-1], -jnp.zeros_like(total)])  # NB: -0.0, and -0.0-0.0j: no sign changed
+    return lax.scan(lambda total, term: (total + term, None), total, last)[0]
 
 
 def running(op, x):
@@ -88,25 +98,21 @@ def _chain(op, total, terms, keep: bool = False):
     """``op`` applied to ``total`` and each term in turn: the final value and, with ``keep``,
     every one. A chain of dependent steps, which XLA cannot reorder: unrolled when short,
     else a loop over blocks of 8 terms (the last padded with -0.0, which changes no sum)."""
-    n = terms.shape[0]
-    if n <= 8 * _LANES:
+
+    def unrolled(total, terms):
         steps = []
         for term in terms:
             total = op(total, term)
             steps.append(total)
         return total, jnp.stack(steps) if keep else None
+
+    n = terms.shape[0]
+    if n <= 8 * _LANES:
+        return unrolled(total, terms)
     pad = -n % _LANES
     if pad:
         terms = jnp.concatenate([terms, -jnp.zeros((pad, *terms.shape[1:]), terms.dtype)])
-
-    def block(total, block_terms):
-        steps = []
-        for term in block_terms:
-            total = op(total, term)
-            steps.append(total)
-        return total, jnp.stack(steps) if keep else None
-
-    total, steps = lax.scan(block, total, terms.reshape(-1, _LANES, *terms.shape[1:]))
+    total, steps = lax.scan(unrolled, total, terms.reshape(-1, _LANES, *terms.shape[1:]))
     return total, steps.reshape(-1, *terms.shape[1:])[:n] if keep else None
 
 
