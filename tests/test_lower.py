@@ -430,8 +430,12 @@ def test_powers_are_not_folded_into_products(dt):
         assert_bit_for_bit(got, a**3)
     else:
         np.testing.assert_array_max_ulp(got, a**3, maxulp=1)
+        rounded = np.array([math.pow(float(x), 3.0) for x in a.ravel()]).astype(dt).reshape(a.shape)
         if dt == np.float64:  # NB: the C library's pow, as NumPy's on other CPUs
-            assert_bit_for_bit(got, np.array([math.pow(x, 3.0) for x in a.ravel()]).reshape(a.shape))
+            assert_bit_for_bit(got, rounded)
+        else:  # NB: a pow, not the product: 3 of 4000 off the rounded cube, where a * a * a has 1039
+            with np.errstate(all="ignore"):
+                assert 20 * np.sum(got != rounded) < np.sum(a * a * a != rounded)
 
 
 def numpy_complex_loop_uses_fma() -> bool:
