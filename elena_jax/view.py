@@ -303,32 +303,72 @@ def keep_order(shape: Sequence[int], views: Sequence[View]) -> tuple[int, ...]:
     return tuple(sorted(range(len(shape)), key=lambda i: -out[i]))
 
 
-def summation(v: View, axes: Sequence[int]) -> tuple[str, tuple[int, ...]] | None:
+def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, False),
+              bufsize: int = 8192) -> tuple | None:
     """How NumPy's iterator adds up a reduction of ``v`` over ``axes`` (its axes of more than
-    one element, outermost in memory first):
+    one element, outermost in memory first), where ``cast`` says whether its input and its
+    output go through a buffer of ``bufsize`` elements to be cast:
 
-    - ``("pairwise", run)`` when they are v's innermost and each steps over the whole of the
-      next: the iterator coalesces them into its inner loop, which sums one run per element
-      of the result pairwise;
+    - ``("pairwise", run, block, piece)`` when one of them is v's innermost: each result's
+      terms, in the order of ``run``, are cut into blocks of ``block`` terms (no more than
+      the reduced axes inside the kept ones hold) and each block into pieces of ``piece``,
+      the last ones shorter; the inner loop sums each piece pairwise into the result, in
+      turn (see `_iteration`);
     - ``("sequential", run)`` when a kept axis is innermost: the inner loop is elementwise,
       so each result element adds its terms one after another, in memory order;
-    - None otherwise (axes that do not coalesce, which NumPy copies through its buffer;
-      zero strides and equal strides, whose places the iterator chooses), or without any.
+    - None otherwise (zero strides and equal strides, whose places the iterator chooses),
+      or without any.
     """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
     steps = [abs(v.strides[i]) for i in big]
     if 0 in steps or len(set(steps)) < len(steps):
         return None
     run = tuple(sorted((i for i in big if i in axes), key=lambda i: -abs(v.strides[i])))
-    kept = [abs(v.strides[i]) for i in big if i not in axes]
+    kept = sorted((i for i in big if i not in axes), key=lambda i: abs(v.strides[i]))
     if not run:
         return None
-    if kept and min(kept) < abs(v.strides[run[-1]]):
+    if kept and abs(v.strides[kept[0]]) < abs(v.strides[run[-1]]):
         return "sequential", run
-    if kept and min(kept) < abs(v.strides[run[0]]):
-        return None
-    coalesced = all(v.strides[i] == v.strides[j] * v.shape[j] for i, j in zip(run, run[1:]))
-    return ("pairwise", run) if coalesced else None
+    dims = []  # NB: the iterator's axes, innermost first: the reduced ones coalesced, then a kept one
+    for i in reversed(run):
+        if kept and abs(v.strides[i]) > abs(v.strides[kept[0]]):
+            break  # NB: reduced axes outside a kept one repeat the blocks within it
+        if dims and dims[-1][0] * dims[-1][1] == v.strides[i]:
+            dims[-1][0] *= v.shape[i]
+        else:
+            dims.append([v.shape[i], v.strides[i]])
+    reduced = len(dims)
+    dims += [[v.shape[i], v.strides[i]] for i in kept[:1]]
+    return ("pairwise", run, *_iteration(dims, reduced, cast, bufsize))
+
+
+def _iteration(dims: list, reduced: int, cast: tuple[bool, bool], bufsize: int) -> tuple[int, int]:
+    """The (block, piece) of NumPy's buffered reduction over ``dims`` ((length, stride), innermost
+    first; those from ``reduced`` on are kept): NumPy 2's nditer picks an outer axis by its cost
+    estimate, (1 + operands buffered) / elements per buffer, each operand buffered that is cast
+    or whose strides do not coalesce up to it. Its buffers hold whole cores (the axes within the
+    outer one) and never run past the outer axis, so a block is the elements up to the outer
+    axis, and a piece as many cores as the buffer holds; unbuffered, a piece is a whole block.
+    Where the outer axis is the first kept one, the iterator's reduce mode, a block is all of a
+    result's terms."""
+    cost = best_cost = 1 + sum(cast)
+    size = best_size = dims[0][0]
+    best_core, best_dim, joined = 1, 0, True
+    for d in range(1, len(dims)):
+        if size >= bufsize and cost > 1:
+            break
+        (n0, s0), (n1, s1) = dims[d - 1], dims[d]
+        if joined and s0 * n0 != s1:  # NB: the input needs a buffer from here on (if not cast already)
+            joined, cost = False, cost + (not cast[0])
+        if d == reduced:  # NB: the output's zero strides end: it needs one too
+            cost += not cast[1]
+        core, size = size, size * n1
+        fill = bufsize if size > bufsize and cost > 1 else size
+        if cost * best_size <= best_cost * fill:
+            best_cost, best_size, best_core, best_dim = cost, size, core, d
+    if dims[reduced:] and best_dim == reduced:
+        return best_core, best_core
+    return best_size, (min(bufsize // best_core * best_core, best_size) if best_cost > 1 else best_size)
 
 
 # --- element sets -------------------------------------------------------------

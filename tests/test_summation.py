@@ -121,12 +121,39 @@ def test_random_sums_are_numpys_where_numpys_order_is_known(shape, run, step, tr
 
     want = f(a.copy())
     got = np.asarray(elena_jax.functionalize(f)(a.copy()))
-    numpy_view = V.View.make(view.shape, view.strides)
-    if V.summation(numpy_view, range(view.ndim) if axes is None else axes) is not None:
+    if V.summation(V.View.make(view.shape, view.strides), range(view.ndim) if axes is None else axes) is not None:
         assert_same_bits(got, want)
-    else:  # NB: NumPy's iterator buffers or loops otherwise: XLA's order (design.md Known limits)
+    else:  # NB: NumPy's iterator loops otherwise: XLA's order (design.md Known limits)
         scale = np.abs(view).sum(axis=axes, dtype=np.float64)  # NB: rounding grows with the magnitudes summed
         np.testing.assert_array_less(np.abs(got - want), (1e-5 if dtype == np.float32 else 1e-13) * scale + 1e-30)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
+def test_sums_through_numpys_buffer_as_numpys(dtype):
+    # NB: reduced axes that do not coalesce: NumPy's iterator copies them through its buffer of
+    # np.getbufsize() elements, as many runs of the inner axes as its cost estimate chooses, or
+    # hands over the runs within a kept axis one at a time
+    a = data((40, 20, 300), dtype, seed=14) / (1000 if dtype == np.float16 else 1)
+    forms = {
+        "whole": lambda a: a[:, :, 1:].sum(),  # runs of 299: 27 to a buffer
+        "rows_of_blocks": lambda a: a[:, :, 1:].sum(axis=(1, 2), keepdims=True),
+        "coalesced_core": lambda a: a[::2].sum(axis=(0, 1, 2)),  # core of 20 * 300 elements
+        "transposed": lambda a: a[1:, :, 1:].transpose(2, 1, 0).sum(axis=(0, 1, 2)),
+        "reversed": lambda a: a[:, ::-1, 1:].sum(),  # a core of 20 x 299: in the view's order
+        "reversed_rows": lambda a: a[:, :, ::-1][:, :, 1:].sum(axis=(1, 2)),
+        "long_runs": lambda a: a.reshape(4, 60000)[:, 1:].sum(),  # longer than the buffer: whole
+        "mean": lambda a: np.mean(a[:, ::2, 1:]),
+        "var": lambda a: np.var(a[:, :, ::-1][:, :, 1:], axis=(1, 2)),
+    }
+    # NB: reduced axes on both sides of a kept one: the inner ones' blocks, added in turn
+    forms["split_by_a_kept_axis"] = lambda a: a.sum(axis=(0, 2))
+    forms["split_and_strided"] = lambda a: a[:, ::2, ::-1].transpose(1, 0, 2).sum(axis=(1, 2), keepdims=True)
+    if dtype != np.complex128:  # NB: NumPy warns that a complex sum into a float drops the imaginary part
+        forms["split_through_a_cast"] = lambda a: a.sum(axis=(0, 2), dtype=np.float64 if a.dtype != np.float64
+                                                        else np.float32)
+        forms["through_a_cast"] = lambda a: a[:, :, 1:].sum(dtype=np.float64 if a.dtype != np.float64 else np.float32)
+    for name, f in forms.items():
+        check(f, a, what=name, fma=False)
 
 
 def test_ordered_sums_under_grad_jit_and_vmap():
@@ -212,10 +239,87 @@ def test_nan_sums_and_means_are_numpys(dtype):
         assert_same_bits(got, want, name)
 
 
-def test_nanmean_refuses_exact_types_as_numpy():
-    a = np.array([1.0, np.nan])
-    for f in (lambda a: np.nanmean(a, dtype=np.int64), lambda a: np.nanmean(a, out=np.zeros((), np.int64))):
+@pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
+def test_nan_means_and_variances_refuse_exact_types_as_numpy(name):
+    a, g = np.array([1.0, np.nan]), getattr(np, name)
+    for f in (lambda a: g(a, dtype=np.int64), lambda a: g(a, out=np.zeros((), np.int64))):
         with pytest.raises(TypeError, match="If a is inexact"):
             f(a)
         with pytest.raises(TypeError, match="If a is inexact"):
             elena_jax.functionalize(f)(a)
+
+
+@pytest.mark.filterwarnings("ignore:Degrees of freedom", "ignore:Mean of empty slice")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128, np.int32])
+def test_nan_variances_are_numpys_bit_for_bit_with_fma_off(dtype):
+    # NB: NumPy's nanvar: NaNs replaced by 0 and counted out, the mean of the rest, the
+    # deviations (0 where NaN) squared and summed; NaN where fewer than ddof + 1 values remain
+    a = data((40, 300), dtype, seed=9) / (1000 if dtype == np.float16 else 1)
+    if dtype != np.int32:
+        a[np.random.default_rng(10).random(a.shape) < 0.1] = np.nan
+        a[3] = np.nan
+        a[5, 2:] = np.nan
+    forms = {
+        "whole": lambda a: np.nanvar(a),
+        "rows": lambda a: np.nanvar(a, axis=1),
+        "columns": lambda a: np.nanstd(a, axis=0, keepdims=True),
+        "ddof": lambda a: np.nanvar(a, axis=1, ddof=2),
+        "correction": lambda a: np.nanstd(a[:, ::-1], axis=-1, correction=1),
+        "given_mean": lambda a: np.nanvar(a, axis=1, mean=np.nanmean(a, axis=1, keepdims=True)),
+        "where_columns": lambda a: np.nanvar(a, axis=0, where=np.arange(300) % 3 > 0),
+        "out": lambda a: np.nanstd(a, axis=1, out=np.zeros(40, np.result_type(a.dtype, np.float16))),
+        "scalar_std": lambda a: np.nanstd(a[5]),
+    }
+    if dtype not in (np.complex128, np.int32):
+        forms["in_float64"] = lambda a: np.nanvar(a, axis=1, dtype=np.float64)
+    for name, f in forms.items():
+        check(f, a, what=name, fma=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.complex128])
+def test_averages_are_numpys_bit_for_bit(dtype):
+    # NB: NumPy's average is its mean, or the sum of the weighted values over the sum of the weights
+    a = data((40, 300), dtype, seed=11)
+    a = (a * 100).astype(dtype) if dtype == np.int64 else a
+    w = np.random.default_rng(12).random(300)
+    forms = {
+        "mean": lambda a: np.average(a),
+        "rows_returned": lambda a: np.average(a, axis=1, returned=True),
+        "weighted_rows": lambda a, w: np.average(a, axis=1, weights=w),
+        "weighted_returned": lambda a, w: np.average(a, axis=-1, weights=w, returned=True, keepdims=True),
+        "same_shape": lambda a, w: np.average(a, weights=np.broadcast_to(w, a.shape) + 1, returned=True),
+        "axes": lambda a, w: np.average(a, axis=(1, 0), weights=np.outer(w[:40], w)),
+        "list_weights": lambda a, w: np.average(a[:3], axis=0, weights=[1, 2, 3]),
+        "float32_weights": lambda a, w: np.average(a, axis=1, weights=w.astype(np.float32)),
+    }
+    for name, f in forms.items():
+        args = (a, w)[: f.__code__.co_argcount]
+        check(f, *args, what=name, fma=False)
+
+
+def test_average_errors_are_numpys():
+    a, w = np.ones((3, 4)), np.ones(4)
+    for f, error in [(lambda a, w: np.average(a, weights=w), TypeError),
+                     (lambda a, w: np.average(a, axis=0, weights=w), ValueError)]:
+        with pytest.raises(error, match="Axis must be specified|Shape of weights must be consistent"):
+            f(a, w)
+        with pytest.raises(error, match="Axis must be specified|Shape of weights must be consistent"):
+            elena_jax.functionalize(f)(a, w)
+
+
+def test_reductions_into_out_compute_in_numpys_type():
+    # NB: without dtype=, NumPy reduces in the ufunc's type for the operand and out=: float32
+    # summed into a float64 out adds in float64 (and float64 into float32 too), then casts
+    x32 = np.array([1e8, 1, 1, 1, -1e8], np.float32)
+    rows = data((40, 300), np.float64, seed=13)
+    for name, f, a in [
+        ("float32_into_float64", lambda a: np.add.reduce(a, out=np.zeros((), np.float64)), x32),
+        ("float64_into_float32", lambda a: np.sum(a.astype(np.float64), out=np.zeros((), np.float32)), x32),
+        ("mean_into_float64", lambda a: np.mean(a, out=np.zeros((), np.float64)), x32),
+        ("var_into_float64", lambda a: np.var(a, out=np.zeros((), np.float64)), x32),
+        ("product_into_float64", lambda a: np.multiply.reduce(a * 1e30, out=np.zeros((), np.float64)), x32),
+        ("ints_into_float32", lambda a: np.sum(a, out=np.zeros((), np.float32)), np.array([2 ** 24, 1, 1, 1])),
+        ("rows_into_complex", lambda a: np.sum(a, axis=1, out=np.zeros(40, complex)), rows),
+        ("folded_into_float32", lambda a: np.subtract.reduce(a, out=np.zeros((), np.float32)), x32 * 1.0),
+    ]:
+        check(f, a, what=name)

@@ -209,15 +209,28 @@ def test_errors_are_numpys():
 
 def test_summation_is_the_order_of_numpys_reduction_loop():
     c = V.contiguous((4, 5, 6))
-    assert V.summation(c, (1, 2)) == ("pairwise", (1, 2))  # rows of 30: one run each
-    assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2))  # the whole array
+    assert V.summation(c, (1, 2)) == ("pairwise", (1, 2), 30, 30)  # rows of 30: one run each
+    assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2), 120, 120)  # the whole array
     assert V.summation(c, (0,)) == ("sequential", (0,))  # an outer axis: row after row
     assert V.summation(c, (0, 1)) == ("sequential", (0, 1))
-    assert V.summation(c, (0, 2)) is None  # a reduced axis innermost, another beyond a kept one
-    assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0))  # memory order, outermost first
+    # a reduced axis innermost, another beyond a kept one: each row of 6 a block, the rows in turn
+    assert V.summation(c, (0, 2)) == ("pairwise", (0, 2), 6, 6)
+    assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0), 30, 30)  # memory order, outermost first
     assert V.summation(V.transpose(c), (2,)) == ("sequential", (2,))
-    assert V.summation(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == ("pairwise", (2,))
-    assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2))
-    assert V.summation(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) is None  # not one run
+    assert V.summation(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == ("pairwise", (2,), 3, 3)
+    assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2), 18, 18)
+    # a cast: through NumPy's buffer, 8192 elements at a time
+    assert V.summation(V.contiguous((20000,)), (0,), (True, False)) == ("pairwise", (0,), 20000, 8192)
+    # axes that do not coalesce: through the buffer, as many runs of the inner ones (cores) as it holds
+    assert V.summation(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) == ("pairwise", (1, 2), 18, 18)
+    rows = V.index(V.contiguous((40, 20, 300)), (slice(None), slice(None), slice(1, None)))
+    assert V.summation(rows, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 27 * 299)
+    assert V.summation(rows, (1, 2)) == ("pairwise", (1, 2), 5980, 5980)  # a result's terms fit in one buffer
+    # NumPy's cost estimate makes a reversed middle axis a core of its own: 20 x 299 per buffer
+    flipped = V.index(V.contiguous((40, 20, 300)), (slice(None), slice(None, None, -1), slice(1, None)))
+    assert V.summation(flipped, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 5980)
+    # a core longer than the buffer: not buffered, each run summed whole
+    long_rows = V.index(V.contiguous((10, 10000)), (slice(None), slice(1, None)))
+    assert V.summation(long_rows, (0, 1)) == ("pairwise", (0, 1), 9999, 9999)
     assert V.summation(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
     assert V.summation(V.contiguous((4, 1, 6)), (1,)) is None  # nothing to sum but single elements

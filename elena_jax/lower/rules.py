@@ -447,9 +447,10 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, s
 
 
 def _summed(x, mask, axes: tuple[int, ...], keepdims: bool, initial, order: str, run: tuple[int, ...],
-            chunk: int | None):
+            *pieces: int):
     """NumPy's float sum over ``axes``, whose axes ``run`` (in memory order; the others have one
-    element) NumPy's loop adds up in ``order`` (view.summation, lower/summation.py)."""
+    element) NumPy's loop adds up in ``order``, pairwise in blocks and ``pieces`` (view.summation,
+    lower/summation.py)."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
     start = 0 if initial is None else initial
@@ -458,7 +459,7 @@ def _summed(x, mask, axes: tuple[int, ...], keepdims: bool, initial, order: str,
     terms = math.prod(x.shape[i] for i in run)
     rest = tuple(i for i in axes if i not in run)
     if order == "pairwise":
-        r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, chunk)
+        r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, *pieces)
     else:
         r = sequential_sum(jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape), start)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r

@@ -34,25 +34,27 @@ _FEW = 32
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
 
 
-def pairwise_sum(x, start, chunk: int | None = None):
+def pairwise_sum(x, start, block: int | None = None, piece: int | None = None):
     """``start + x`` summed over its last axis (per row of the others) in NumPy's order.
 
-    With ``chunk``, as NumPy sums through its cast buffer (a reduction whose loop type is
-    not x's): the run in pieces of ``chunk`` elements, each summed pairwise and added to
-    the running total in turn. float16 runs are summed in float32 and the total rounded
-    to float16 after each piece, as NumPy's half loop does.
+    With ``block`` and ``piece``, as NumPy's iterator hands the run to its loop through a
+    buffer (view.summation): cut into blocks of ``block`` elements and each block into
+    pieces of ``piece``, the last ones shorter, each piece summed pairwise and added to the
+    running total in turn. float16 runs are summed in float32 and the total rounded to
+    float16 after each piece, as NumPy's half loop does.
     """
     start = jnp.asarray(start, x.dtype)
     half = x.dtype == np.float16
     if half:
         x, start = x.astype(np.float32), start.astype(np.float32)
-    n = x.shape[-1]
-    whole = n - n % chunk if chunk and n > chunk else 0
-    pieces = []
-    if whole:  # NB: the full pieces summed at once, as rows of their own
-        pieces.append(jnp.moveaxis(_pairwise(x[..., :whole].reshape(*x.shape[:-1], -1, chunk)), -1, 0))
-    if n > whole or not whole:
-        pieces.append(_pairwise(x[..., whole:])[None])
+    n, lead = x.shape[-1], x.shape[:-1]
+    full = n - n % block if block and n > block else 0
+    sums = []
+    if full:  # NB: the full blocks at once, as rows of their own
+        sums.append(_pieces(x[..., :full].reshape(*lead, -1, block), piece).reshape(*lead, -1))
+    if n > full or not full:
+        sums.append(_pieces(x[..., full:], piece))
+    pieces = jnp.moveaxis(jnp.concatenate(sums, -1), -1, 0)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = lax.optimization_barrier(jnp.broadcast_to(start, x.shape[:-1]))
 
@@ -60,8 +62,21 @@ def pairwise_sum(x, start, chunk: int | None = None):
         total = total + piece
         return total.astype(np.float16).astype(np.float32) if half else total
 
-    total = _in_turn(step, total, jnp.concatenate(pieces), shared=n >= _SHARED)
+    total = _in_turn(step, total, pieces, shared=n >= _SHARED)
     return total.astype(np.float16) if half else total
+
+
+def _pieces(x, piece: int | None):
+    """The pairwise sums of consecutive pieces of ``piece`` elements (the last shorter) of each
+    row of ``x``, in order along a last axis; one piece per row without ``piece``."""
+    n = x.shape[-1]
+    whole = n - n % piece if piece and n > piece else 0
+    sums = []
+    if whole:
+        sums.append(_pairwise(x[..., :whole].reshape(*x.shape[:-1], -1, piece)))
+    if n > whole or not whole:
+        sums.append(_pairwise(x[..., whole:])[..., None])
+    return jnp.concatenate(sums, -1)
 
 
 def sequential_sum(x, start):

@@ -343,13 +343,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _arr(a)
     axes = reduce_axes(axis, a.ndim)
     half = dtype is None and a.dtype == np.float16  # NB: NumPy sums float16 in float32
-    if dtype is None:
-        dtype = np.dtype("f8") if a.dtype.kind in "biu" else np.dtype("f4") if half else a.dtype
+    if dtype is None and (half or a.dtype.kind in "biu"):
+        dtype = np.dtype("f8") if a.dtype.kind in "biu" else np.dtype("f4")
+    # NB: otherwise NumPy passes no dtype, so a float32 mean into a float64 out= sums in float64
     total = np.add.reduce(a, axis=axes, dtype=dtype, out=out, keepdims=keepdims, where=where)
     count = _count(a, axes, keepdims, where)
     if out is not None:  # NB: NumPy divides the sum in out, in out's type (unsafely: truncating)
         return np.true_divide(out, count, out=out, casting="unsafe")
-    dtype = np.dtype(dtype)
+    dtype = np.dtype(a.dtype if dtype is None else dtype)
     if dtype.kind in "fc":
         quotient = np.true_divide(total, count, dtype=dtype)
         return quotient.astype(np.float16) if half else quotient
@@ -393,7 +394,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 @implements(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
         correction=np._NoValue):
-    v = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    return _root(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction), out)
+
+
+def _root(v, out):
+    """The standard deviation from a variance, in place as NumPy's."""
     if out is None and v.ndim == 0:  # NB: NumPy's scalar: its root cast back to its type, unsafely
         return np.sqrt(v).astype(v.dtype)
     return np.sqrt(v, out=v)
@@ -419,13 +424,88 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a, mask = _without_nans(_arr(a), 0)
     if mask is None:
         return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    _check_inexact(dtype, out)
+    count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=keepdims, where=where)
+    total = np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    return np.true_divide(total, count, out=total, casting="unsafe")
+
+
+@implements(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+           correction=np._NoValue):
+    """NumPy's ``nanvar`` step by step: NaNs replaced by 0 and counted out, the mean of the rest,
+    the deviations (0 where NaN) squared and summed in NumPy's order, divided by the count less
+    ``ddof``; NaN where that is not positive (NumPy warns there; a warning from values cannot be
+    raised at trace time)."""
+    a, mask = _without_nans(_arr(a), 0)
+    if mask is None:
+        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where,
+                      mean=mean, correction=correction)
+    _check_inexact(dtype, out)
+    if correction is not np._NoValue:
+        if ddof != 0:
+            raise located(ValueError, "ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=True, where=where)
+    if mean is np._NoValue:
+        mean = np.sum(a, axis=axis, dtype=dtype, keepdims=True, where=where)
+        mean = np.true_divide(mean, count, out=mean, casting="unsafe")
+    x = np.subtract(a, mean, out=a, casting="unsafe", where=where)
+    np.copyto(x, 0, where=mask)
+    if x.dtype.kind == "c":
+        x = np.multiply(x, np.conj(x), where=where).real
+    else:
+        x = np.multiply(x, x, where=where)
+    total = np.sum(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    dof = (count if keepdims else np.squeeze(count, reduce_axes(axis, a.ndim))) - ddof
+    quotient = np.true_divide(total, dof, out=total, casting="unsafe")
+    np.copyto(quotient, np.nan, where=dof <= 0)
+    return quotient
+
+
+@implements(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+           correction=np._NoValue):
+    return _root(nanvar(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction), out)
+
+
+def _check_inexact(dtype, out) -> None:
+    """NumPy's nan-functions compute NaN-free copies of an inexact array in an inexact type."""
     if dtype is not None and np.dtype(dtype).kind not in "fc":
         raise located(TypeError, "If a is inexact, then dtype must be inexact")
     if out is not None and out.dtype.kind not in "fc":
         raise located(TypeError, "If a is inexact, then out must be inexact")
-    count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=keepdims, where=where)
-    total = np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
-    return np.true_divide(total, count, out=total, casting="unsafe")
+
+
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
+    """NumPy's ``average`` step by step: the mean, or the sum of the weighted values over the sum
+    of the weights, each in NumPy's order. NumPy raises ZeroDivisionError where the weights sum
+    to zero, a fact of the values: elena_jax's quotient is then inf or NaN."""
+    a = _arr(a)
+    axes = None if axis is None else reduce_axes(axis, a.ndim)
+    kw = {} if keepdims is np._NoValue else {"keepdims": keepdims}
+    if weights is None:
+        avg = np.mean(a, axis=axes, **kw)
+        scale = avg.dtype.type(a.size / avg.size)
+    else:
+        w = _arr(weights)
+        if a.shape != w.shape:
+            if axes is None:
+                raise located(TypeError, "Axis must be specified when shapes of a and weights differ.")
+            if w.shape != tuple(a.shape[i] for i in axes):
+                raise located(ValueError, "Shape of weights must be consistent with shape of a along "
+                                          "specified axis.")
+            w = w.transpose(np.argsort(axes)).reshape([n if i in axes else 1 for i, n in enumerate(a.shape)])
+        floats = ("f8",) if a.dtype.kind in "biu" else ()
+        dtype = np.result_type(a.dtype, w.dtype, *floats)
+        scale = np.sum(w, axis=axes, dtype=dtype, **kw)
+        avg = np.true_divide(np.sum(np.multiply(a, w, dtype=dtype), axis=axes, **kw), scale)
+    if not returned:
+        return avg
+    if np.shape(scale) != avg.shape:
+        scale = np.broadcast_to(scale, avg.shape).copy()
+    return avg, scale
 
 
 @implements(np.fix)
@@ -632,7 +712,7 @@ def _sort_kind(kwargs: dict) -> dict:
 # Functions NumPy computes in floating point when given integers or bools (std of int32 is
 # computed in float64): their integer operands are cast to NumPy's result dtype first, as
 # JAX would otherwise compute in its own default float.
-FLOAT_COMPUTE = {"median", "average", "nanstd", "nanvar", "nanmedian", "linalg.norm",
+FLOAT_COMPUTE = {"median", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
                  "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
@@ -649,7 +729,7 @@ PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tenso
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
 # Static list arguments that JAX wants as arrays: (function, position or keyword) pairs.
-LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0), ("average", "weights"),
+LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0),
                  ("insert", 1), ("insert", 2)}
 
 
@@ -828,8 +908,8 @@ GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
-    "ptp", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanmedian",
-    "nancumsum", "nancumprod", "percentile", "quantile", "average", "count_nonzero",
+    "ptp", "nanmax", "nanmin", "nanprod", "nanmedian",
+    "nancumsum", "nancumprod", "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
     "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",

@@ -208,8 +208,19 @@ def reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-def reduce_dtype(ufunc, a, dtype):
-    """NumPy's result dtype of ``ufunc.reduce`` (its small-int promotions included)."""
+def reduce_dtype(ufunc, a, dtype, out=None):
+    """NumPy's loop dtype of ``ufunc.reduce``: ``dtype``; else, given an inexact ``out``, the ufunc's
+    type for ``a`` and ``out`` (float32 summed into a float64 ``out`` adds in float64, float64
+    into float32 too); else ``a``'s, small integers and bools summed in int64."""
+    if isinstance(out, tuple):
+        (out,) = out
+    if dtype is None and out is not None and hasattr(out, "dtype"):
+        try:
+            loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None), reduction=True)[2]
+        except TypeError:  # NB: a float sum into an int out: NumPy's reduction casts it unsafely
+            loop = None
+        if loop is not None and loop.kind in "fc":  # NB: integer results are the same in any width
+            return loop
     with numpy_errors(), np.errstate(all="ignore"):
         return ufunc.reduce(np.ones((1,), a.dtype), dtype=dtype).dtype
 
@@ -228,7 +239,7 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
         r = ufunc_reduce(ufunc, a.transpose(order), tuple(order.index(i) for i in axes), dtype, None,
                          keepdims, initial, where)
         return in_order(r, [i for i in order if keepdims or i not in axes])
-    res_dtype = reduce_dtype(ufunc, a, dtype)
+    res_dtype = reduce_dtype(ufunc, a, dtype, out)
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
     if ufunc.identity is None and initial is np._NoValue and empty and ufunc.__name__ in _IDENTITY_FREE:
         if where is not True:
@@ -252,10 +263,11 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
     if ufunc.__name__ == "add" and res_dtype.kind in "fc" and isinstance(a, Tracer):
-        order = V.summation(a.memory_view, axes)
+        target = out[0] if isinstance(out, tuple) else out
+        cast = (res_dtype != a.dtype, target is not None and target.dtype != res_dtype)
+        order = V.summation(a.memory_view, axes, cast, np.getbufsize())
         if order is not None and (where is True or order[0] == "sequential"):
-            # NB: NumPy's order of additions; a cast goes through its buffer of getbufsize()
-            params["summed"] = (*order, np.getbufsize() if res_dtype != a.dtype else None)
+            params["summed"] = order  # NB: NumPy's order of additions
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
 
 
