@@ -23,7 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
-from .summation import pairwise_sum, running, sequential_sum
+from .summation import pairwise_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
 
@@ -279,6 +279,16 @@ def _complex_multiply(a, b):
     return lax.complex(ar * br - _rounded(ai * bi), ar * bi + _rounded(ai * br))
 
 
+def _folded_multiply(a, b):
+    """NumPy's product in its reduction and accumulation loops: of complex numbers the plain
+    formula, each of the four products rounded (no fused multiply-add, unlike its elementwise
+    loop); of floats the product."""
+    if a.dtype.kind != "c":
+        return lax.mul(a, b)
+    ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
+    return lax.complex(_rounded(ar * br) - _rounded(ai * bi), _rounded(ar * bi) + _rounded(ai * br))
+
+
 UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or),
                    "multiply": _multiply, "square": lambda x: _multiply(x, x)})
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
@@ -421,14 +431,14 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 
 @rule("reduce")
-def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, summed=None):
+def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None):
     x = jnp.asarray(ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
-    if summed is not None:
-        return [_summed(x, ins[1] if masked else None, axes, keepdims, initial, *summed)]
+    if ordered is not None:
+        return [_ordered(x, ins[1] if masked else None, name, axes, keepdims, initial, *ordered)]
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
@@ -446,22 +456,29 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, s
     return [r.astype(dtype)]
 
 
-def _summed(x, mask, axes: tuple[int, ...], keepdims: bool, initial, order: str, run: tuple[int, ...],
-            *pieces: int):
-    """NumPy's float sum over ``axes``, whose axes ``run`` (in memory order; the others have one
-    element) NumPy's loop adds up in ``order``, pairwise in blocks and ``pieces`` (view.summation,
-    lower/summation.py)."""
+def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial, order: str,
+             run: tuple[int, ...], *pieces: int):
+    """NumPy's float sum or product over ``axes``, whose axes ``run`` (in memory order; the others
+    have one element) NumPy's loop takes in ``order``: a sum pairwise in blocks and ``pieces``,
+    or one term after another (view.summation, lower/summation.py); a product always one after
+    another, from the first term."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
-    start = 0 if initial is None else initial
-    if mask is not None:  # NB: NumPy's loop skips them; adding -0.0 changes no sum
-        x = jnp.where(mask, x, jnp.asarray(-0.0, x.dtype))
+    if mask is not None:  # NB: NumPy's loop skips them; adding -0.0, or multiplying a real by 1, changes nothing
+        x = jnp.where(mask, x, jnp.asarray(1 if name == "multiply" else -0.0, x.dtype))
     terms = math.prod(x.shape[i] for i in run)
     rest = tuple(i for i in axes if i not in run)
-    if order == "pairwise":
+    if order == "pairwise" and name == "add":
+        start = 0 if initial is None else initial
         r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, *pieces)
     else:
-        r = sequential_sum(jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape), start)
+        xs = jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape)
+        if name == "add":
+            r = sequential(xs, 0 if initial is None else initial)
+        else:  # NB: where a kept axis is innermost, NumPy's loop is its elementwise product
+            step = _multiply if order == "sequential" else _folded_multiply
+            start, xs = (xs[0], xs[1:]) if initial is None and terms else (1 if initial is None else initial, xs)
+            r = sequential(xs, start, step)  # NB: from the first term: 1 * x is not x of complex inf
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r
 
 
@@ -521,10 +538,10 @@ def accumulate(ins, outs, name, axis, dtype):
     # which NumPy rounds to float16 at every step (XLA's cumsum of 125 float16 values was 0.08 off)
     if name not in _ACCUMULATORS or fn is not None and x.dtype == np.float16:
         return [_stepwise(name, x, axis)]
-    if fn is not None and (x.dtype.kind == "f" or x.dtype.kind == "c" and name == "add"):
+    if fn is not None and x.dtype.kind in "fc":
         # NB: NumPy's loop adds (multiplies) one element after another; XLA's cumulative sum
         # associates otherwise (88% of the running sums of 1,000 float64 were off in the last bits)
-        r = jnp.moveaxis(running(lax.add if name == "add" else lax.mul, jnp.moveaxis(x, axis, 0)), 0, axis)
+        r = jnp.moveaxis(running(lax.add if name == "add" else _folded_multiply, jnp.moveaxis(x, axis, 0)), 0, axis)
     elif fn is not None:
         r = fn(x, axis=axis)
     elif name in _ASSOCIATIVE:

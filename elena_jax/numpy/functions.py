@@ -413,10 +413,17 @@ def _without_nans(a, value):
     return np.where(mask, value, a), mask
 
 
-@implements(np.nansum)
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
-    a, _ = _without_nans(_arr(a), 0)
-    return np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+def _nan_reduction(reduction, value):
+    """NumPy's ``nansum`` and ``nanprod``: the reduction of a copy with NaNs replaced by ``value``."""
+    def impl(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        a, _ = _without_nans(_arr(a), value)
+        return reduction(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+    return impl
+
+
+implements(np.nansum)(_nan_reduction(np.sum, 0))
+implements(np.nanprod)(_nan_reduction(np.prod, 1))
 
 
 @implements(np.nanmean)
@@ -716,7 +723,7 @@ FLOAT_COMPUTE = {"median", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
                  "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
-WIDENED = {"nanprod", "nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
+WIDENED = {"nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
@@ -908,7 +915,7 @@ GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
-    "ptp", "nanmax", "nanmin", "nanprod", "nanmedian",
+    "ptp", "nanmax", "nanmin", "nanmedian",
     "nancumsum", "nancumprod", "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",

@@ -262,12 +262,16 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     ins = [a] + ([where] if where is not True else [])
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
-    if ufunc.__name__ == "add" and res_dtype.kind in "fc" and isinstance(a, Tracer):
+    if ufunc.__name__ in ("add", "multiply") and res_dtype.kind in "fc" and isinstance(a, Tracer):
         target = out[0] if isinstance(out, tuple) else out
         cast = (res_dtype != a.dtype, target is not None and target.dtype != res_dtype)
         order = V.summation(a.memory_view, axes, cast, np.getbufsize())
-        if order is not None and (where is True or order[0] == "sequential"):
-            params["summed"] = order  # NB: NumPy's order of additions
+        if ufunc.__name__ == "add":  # NB: a pairwise sum of each unmasked stretch is not modelled
+            ordered = where is True or order is not None and order[0] == "sequential"
+        else:  # NB: NumPy's float16 loop rounds where each call ends; 1 * x is not x of complex inf
+            ordered = res_dtype.itemsize > 2 and (where is True or res_dtype.kind == "f")
+        if order is not None and ordered:
+            params["ordered"] = order  # NB: NumPy's order of additions and multiplications
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
 
 
