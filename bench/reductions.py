@@ -1,5 +1,5 @@
-"""What NumPy's summation order costs: float64 sums and running sums in elena_jax (NumPy's
-order, bit for bit; design.md "Sums in NumPy's order") against NumPy and ``jax.numpy``
+"""What NumPy's summation order costs: float64 sums, running sums and products in elena_jax
+(NumPy's order, bit for bit; design.md "Sums in NumPy's order") against NumPy and ``jax.numpy``
 (XLA's order), each result checked equal to NumPy's first.
 
 Run: ``python -m bench.reductions`` (best of 5 rounds of 20 calls; jitted on device arrays).
@@ -26,8 +26,17 @@ def jnp_center(x, axis):
     return x - jnp.mean(x, axis=axis, keepdims=True)
 
 
+def cut_sum(x, axis):
+    """A sum over axes that do not coalesce, which NumPy hands to its loop through its buffer."""
+    return x[..., 1:].sum(axis=axis)
+
+
+def jnp_cut_sum(x, axis):
+    return jnp.sum(x[..., 1:], axis=axis)
+
+
 OPS = {"sum": (np.sum, jnp.sum), "cumsum": (np.cumsum, jnp.cumsum), "center": (center, jnp_center),
-       "std": (np.std, jnp.std)}
+       "std": (np.std, jnp.std), "cut_sum": (cut_sum, jnp_cut_sum), "prod": (np.prod, jnp.prod)}
 
 # (operation, shape, axis): pairwise runs, sums over outer axes, running sums, sums that feed more
 ROWS = [
@@ -35,7 +44,9 @@ ROWS = [
     ("sum", (10**6, 4), 1), ("sum", (1000, 256), 0), ("sum", (10**6, 4), 0), ("sum", (100, 10000), 0),
     ("sum", (10000, 100), 0), ("cumsum", (10**6,), None), ("cumsum", (1000, 1000), 1),
     ("cumsum", (1000, 1000), 0), ("center", (15625, 256), 1), ("center", (256, 15625), 0),
-    ("std", (15625, 256), 1),
+    ("std", (15625, 256), 1), ("cut_sum", (1000, 1001), None), ("cut_sum", (40, 200, 301), (1, 2)),
+    ("sum", (100, 100, 100), (0, 2)), ("prod", (10**6,), None), ("prod", (1000, 1000), 1),
+    ("prod", (1000, 1000), 0),
 ]
 
 
@@ -57,6 +68,7 @@ def main() -> None:
     with jax.enable_x64(True):
         for op, shape, axis in ROWS:
             a = np.random.default_rng(0).standard_normal(shape)
+            a = 1 + a / 1000 if op == "prod" else a  # NB: a product of a million normals is 0 or inf
             numpy_fn, jnp_fn = OPS[op]
 
             def f(x, numpy_fn=numpy_fn, axis=axis):

@@ -349,8 +349,8 @@ def _iteration(dims: list, reduced: int, cast: tuple[bool, bool], bufsize: int) 
     or whose strides do not coalesce up to it. Its buffers hold whole cores (the axes within the
     outer one) and never run past the outer axis, so a block is the elements up to the outer
     axis, and a piece as many cores as the buffer holds; unbuffered, a piece is a whole block.
-    Where the outer axis is the first kept one, the iterator's reduce mode, a block is all of a
-    result's terms."""
+    Where the outer axis is the first kept one (the iterator's reduce mode), a block is the
+    reduced axes within it, handed over whole."""
     cost = best_cost = 1 + sum(cast)
     size = best_size = dims[0][0]
     best_core, best_dim, joined = 1, 0, True

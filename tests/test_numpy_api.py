@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -369,6 +371,34 @@ def test_at(u, dt):
         return a
 
     check(f, arr((3, 4), dt), arr((6,), dt, seed=3, low=0, high=3))
+
+
+def test_multiply_at_repeated_indices_in_numpys_order_and_under_grad():
+    # NB: NumPy multiplies a repeated element once per occurrence, in turn: one product after
+    # another, where XLA's scatter multiplies in an order of its own and JAX cannot differentiate
+    # it (library fuzz seed 4361 #1095: NotImplementedError under jax.grad)
+    a = 1 + np.random.default_rng(17).normal(size=(6,)) / 10
+    b = 1 + np.random.default_rng(18).normal(size=(400,)) / 10
+    idx = np.random.default_rng(19).integers(0, 6, 400)
+
+    def f(a, b, idx):
+        np.multiply.at(a, idx, b)
+        np.multiply.at(a, [1, 3], b[:2])  # NB: static and distinct: one scatter
+        return a
+
+    want = f(a.copy(), b, idx)
+    got = elena_jax.functionalize(f)(a.copy(), b, idx)
+    assert np.array_equal(got, want)  # NB: bit for bit
+    def through_elena_jax(a, b):
+        return elena_jax.pure(lambda a, b: f(a, b, [0, 0, 5, 0]))(a, b)[0].sum()
+
+    def by_hand(a, b):  # NB: element 0 times b0 * b1 * b3, element 5 times b2; then 1 and 3 times b0, b1
+        return (a * jnp.stack([b[0] * b[1] * b[3], b[0], 1.0, b[1], 1.0, b[2]])).sum()
+
+    with jax.enable_x64(True):
+        for argnum in (0, 1):
+            np.testing.assert_allclose(jax.grad(through_elena_jax, argnum)(a, b[:4]),
+                                       jax.grad(by_hand, argnum)(a, b[:4]), rtol=1e-12)
 
 
 def test_at_scalar_and_2d_index():

@@ -685,14 +685,26 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
     # is x's own type or both are integers (wrapping is modular); else x[0] += 1.5 twice on uint16
     # is 12, not 13, and the updates go one at a time
     one_scatter = np.dtype(loop[0]) == x.dtype or x.dtype.kind in "iu" and np.dtype(loop[0]).kind in "iu"
-    if name in _AT and len(ins) > 1 + n_key and one_scatter:
+    # NB: NumPy multiplies a repeated element once per occurrence, in turn; XLA's scatter in an order
+    # of its own (a float product then rounds otherwise), and JAX differentiates it only if unique
+    unique = name != "multiply" or x.dtype.kind not in "fc" or _distinct(x.shape, k)
+    if name in _AT and len(ins) > 1 + n_key and one_scatter and unique:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         ref = x.astype(loop[0]).at[k]
-        return [getattr(ref, _AT[name])(value).astype(x.dtype)]
+        return [getattr(ref, _AT[name])(value, unique_indices=name == "multiply").astype(x.dtype)]
     if name == "subtract" and one_scatter:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
     return [_sequential_at(x, k, name, loop, ins[1 + n_key :])]
+
+
+def _distinct(shape, key) -> bool:
+    """Whether the index ``key`` of an array of ``shape`` is static and selects no element twice."""
+    if any(isinstance(k, jax.core.Tracer) for k in key):
+        return False
+    flat = np.arange(math.prod(shape)).reshape(shape)[tuple(np.asarray(k) if isinstance(k, jax.Array) else k
+                                                              for k in key)]
+    return np.unique(flat).size == flat.size
 
 
 def _sequential_at(x, k, name, loop, value):
