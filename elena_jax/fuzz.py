@@ -128,7 +128,7 @@ FUNCTIONS = ("where", "concatenate", "stack", "roll", "diff", "flip", "sort", "c
              "cov", "corrcoef", "isin", "append", "compress", "resize", "rot90", "lexsort", "choose", "out_reduce",
              "out_scan", "out_round", "out_matmul", "reduceat", "ufunc_at", "hstack", "vstack", "dstack",
              "column_stack", "block", "r_", "split", "nan_to_num", "fix", "sinc", "unwrap", "known_mask",
-             "unique", "atleast_3d", "unstack", "trace_method")
+             "unique", "atleast_3d", "unstack", "trace_method", "nanvar", "nanprod")
 # Forms elena_jax refuses on complex values: np.histogram (NumPy's binning mixes real-part arithmetic
 # with complex order), np.nanmedian (jax.numpy's quantile refuses complex)
 REFUSED_FOR_COMPLEX = {"histogram", "nanmedian"}
@@ -588,7 +588,8 @@ def _function_step(draw, name: str, env: dict, x: str) -> tuple:
     if form == "put_along_axis":
         return ("inplace", "np.put_along_axis", x,
                 f", np.argsort({x}, axis={ax}, kind='stable')[:1], {_literal(draw, kind)}, axis={ax}")
-    if form in ("nanmax", "nanmean", "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid"):
+    if form in ("nanmax", "nanmean", "nanstd", "nancumsum", "nanargmin", "nanmedian", "cumulative_sum", "trapezoid",
+                "nanvar", "nanprod"):
         axis = ax if form in ("nancumsum", "cumulative_sum", "trapezoid") else opt_ax
         return ("call", name, f"np.{form}", x, f", axis={axis}")
     if form in ("ediff1d", "vander"):

@@ -401,6 +401,17 @@ def test_multiply_at_repeated_indices_in_numpys_order_and_under_grad():
                                        jax.grad(by_hand, argnum)(a, b[:4]), rtol=1e-12)
 
 
+@pytest.mark.parametrize("u", [np.bitwise_xor, np.multiply, np.add], ids=lambda u: u.__name__)
+def test_at_into_an_empty_view_changes_nothing(u):
+    # NB: library fuzz seed 4373 #1963: rows of none selected, one at a time (JAX could not trace the step)
+    def f(a, b):
+        v = a[::-1, 0:0:2]
+        u.at(v, [1, -1, -2, -2, 1], b)
+        return v
+
+    check(f, np.array([[19, 5], [16, -10]]), np.array([-12], np.int32))
+
+
 def test_at_scalar_and_2d_index():
     def f(a):
         np.add.at(a, (np.array([0, 0, 1]), np.array([1, 1, 2])), 2.5)

@@ -320,6 +320,10 @@ def test_reductions_into_out_compute_in_numpys_type():
         ("ints_into_float32", lambda a: np.sum(a, out=np.zeros((), np.float32)), np.array([2 ** 24, 1, 1, 1])),
         ("rows_into_complex", lambda a: np.sum(a, axis=1, out=np.zeros(40, complex)), rows),
         ("folded_into_float32", lambda a: np.subtract.reduce(a, out=np.zeros((), np.float32)), x32 * 1.0),
+        # NB: an out= of another type is cast back after each buffer of 8192: the total rounds between pieces
+        ("long_into_float32", lambda a: np.add.reduce(a, out=np.zeros((), np.float32)), data((100000,), np.float64)),
+        ("long_rows_into_float32", lambda a: np.sum(a.reshape(5, 20000), axis=1, out=np.zeros(5, np.float32)),
+         data((100000,), np.float64, seed=1)),
     ]:
         check(f, a, what=name)
 

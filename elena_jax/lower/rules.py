@@ -438,7 +438,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     else:
         x = x.astype(bool)
     if ordered is not None:
-        return [_ordered(x, ins[1] if masked else None, name, axes, keepdims, initial, *ordered)]
+        return [_ordered(x, ins[1] if masked else None, name, axes, keepdims, initial, *ordered, stored=outs[0][1])]
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
@@ -457,11 +457,12 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
 
 
 def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial, order: str,
-             run: tuple[int, ...], *pieces: int):
+             run: tuple[int, ...], *pieces: int, stored):
     """NumPy's float sum or product over ``axes``, whose axes ``run`` (in memory order; the others
     have one element) NumPy's loop takes in ``order``: a sum pairwise in blocks and ``pieces``,
-    or one term after another (view.summation, lower/summation.py); a product always one after
-    another, from the first term."""
+    its total kept in the ``stored`` dtype of the output between them, or one term after
+    another (view.summation, lower/summation.py); a product always one after another, from the
+    first term."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
     if mask is not None:  # NB: NumPy's loop skips them; adding -0.0, or multiplying a real by 1, changes nothing
@@ -470,7 +471,7 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     rest = tuple(i for i in axes if i not in run)
     if order == "pairwise" and name == "add":
         start = 0 if initial is None else initial
-        r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, *pieces)
+        r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, *pieces, stored)
     else:
         xs = jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape)
         if name == "add":
@@ -712,6 +713,8 @@ def _sequential_at(x, k, name, loop, value):
     NumPy's order, so repeated indices apply the ufunc repeatedly (unbuffered)."""
     flat = jnp.arange(x.size).reshape(x.shape)[k]  # the flat position of every selected element
     positions = flat.reshape(-1)
+    if not positions.size:  # NB: nothing selected (of an empty array): JAX cannot trace the body
+        return x
     values = [jnp.broadcast_to(cast(v, loop[1]), flat.shape).reshape(-1) for v in value]
     f = ufunc_impl(name, loop[0])
 

@@ -5,16 +5,20 @@ innermost in memory, a run of elements per result, which it sums pairwise (its
 ``pairwise_sum``): fewer than 8 elements one after another from -0.0; up to 128
 in 8 running lanes, then the lanes as ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
 (l6 + l7))``, then the remainder one by one; more than 128 as the sums of two
-halves, split at half the length rounded down to a multiple of 8. A complex
-run is summed as its interleaved (real, imaginary) values, whose lanes meet per
-part; float16 in float32. Where a kept axis is innermost, the loop is
-elementwise: each result element adds its terms one after another. XLA's reduce
-adds in an order of its own in both cases, so a sum of a thousand floats
-differed from NumPy's in its last bits nearly always.
+halves, split at half the length rounded down to a multiple of 8. A run its
+iterator passes through a buffer comes in pieces, each summed pairwise and
+added to the total in turn (view.summation says which). A complex run is
+summed as its interleaved (real, imaginary) values, whose lanes meet per part;
+float16 in float32. Where a kept axis is innermost, the loop is elementwise:
+each result element adds its terms one after another, as NumPy's product loop
+multiplies them everywhere (`sequential`). XLA's reduce adds in an order of its
+own in both cases, so a sum of a thousand floats differed from NumPy's in its
+last bits nearly always.
 
-Invariant: every addition here is one of NumPy's, on the same two operands, in
-the same precision; a pairwise tree's shape depends on the run's length only,
-so it is built once per length at trace time and applied to every row at once.
+Invariant: every addition (multiplication) here is one of NumPy's, on the same
+two operands, in the same precision; a pairwise tree's shape depends on the
+run's length only, so it is built once per length at trace time and applied to
+every row at once.
 """
 
 from __future__ import annotations
@@ -34,16 +38,19 @@ _FEW = 32
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
 
 
-def pairwise_sum(x, start, block: int | None = None, piece: int | None = None):
+def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, stored=None):
     """``start + x`` summed over its last axis (per row of the others) in NumPy's order.
 
     With ``block`` and ``piece``, as NumPy's iterator hands the run to its loop through a
     buffer (view.summation): cut into blocks of ``block`` elements and each block into
     pieces of ``piece``, the last ones shorter, each piece summed pairwise and added to the
-    running total in turn. float16 runs are summed in float32 and the total rounded to
-    float16 after each piece, as NumPy's half loop does.
+    running total in turn. Between pieces the total is kept in the ``stored`` dtype, that of
+    NumPy's ``out=`` (cast back after each buffer, a float64 sum into a float32 ``out``) or
+    x's: float16 runs are summed in float32 and the total rounded to float16 after each
+    piece, as NumPy's half loop does.
     """
     start = jnp.asarray(start, x.dtype)
+    stored = np.dtype(x.dtype if stored is None or np.dtype(stored).kind != x.dtype.kind else stored)
     half = x.dtype == np.float16
     if half:
         x, start = x.astype(np.float32), start.astype(np.float32)
@@ -60,7 +67,7 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None):
 
     def step(total, piece):  # NB: in turn, as NumPy's loop meets each buffer
         total = total + piece
-        return total.astype(np.float16).astype(np.float32) if half else total
+        return total.astype(stored).astype(total.dtype) if stored != total.dtype else total
 
     total = _in_turn(step, total, pieces, shared=n >= _SHARED)
     return total.astype(np.float16) if half else total
