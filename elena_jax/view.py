@@ -316,8 +316,8 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
       turn (see `_iteration`);
     - ``("sequential", run)`` when a kept axis is innermost: the inner loop is elementwise,
       so each result element adds its terms one after another, in memory order;
-    - None otherwise (zero strides and equal strides, whose places the iterator chooses),
-      or without any.
+    - None otherwise (zero strides and equal strides, whose places the iterator chooses, and
+      empty arrays).
     """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
     steps = [abs(v.strides[i]) for i in big]
@@ -325,8 +325,8 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
         return None
     run = tuple(sorted((i for i in big if i in axes), key=lambda i: -abs(v.strides[i])))
     kept = sorted((i for i in big if i not in axes), key=lambda i: abs(v.strides[i]))
-    if not run:
-        return None
+    if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
+        return ("pairwise", (), 1, 1) if v.size else None
     if kept and abs(v.strides[kept[0]]) < abs(v.strides[run[-1]]):
         return "sequential", run
     dims = []  # NB: the iterator's axes, innermost first: the reduced ones coalesced, then a kept one

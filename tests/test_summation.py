@@ -95,6 +95,10 @@ def test_signs_of_zero_are_numpys():
     check(lambda a: np.add.reduce(a, axis=1, initial=-0.0), zeros, what="initial -0.0")
     check(lambda a: a[:, :3].sum(axis=1), zeros, what="short run")
     check(lambda a: np.sum(a), np.array([-0.0, np.inf, np.nan, 1.0]), what="inf and nan")
+    # NB: a single term is still added to the identity by NumPy's loop (it was returned as it is)
+    check(lambda a: a[:, :1].sum(axis=1), zeros, what="one term")
+    check(lambda a: a[0, :1].sum(), zeros, what="one term of all")
+    check(lambda a: np.sum(a, axis=()), zeros, what="no axes")
     negative = np.full((3, 100), complex(-0.0, -0.0))
     for axis in (0, 1):  # NB: the steps that add -0.0 (padding, the last pair) keep both signs
         check(lambda a, axis=axis: np.add.reduce(a, axis=axis, initial=complex(-0.0, -0.0)), negative,
@@ -363,11 +367,35 @@ def test_products_are_numpys(dtype):
         check(f, a, what=name, fma=name != "columns" or dtype != np.complex128)
 
 
-def test_products_that_stay_xlas():
-    # NB: NumPy's float16 loop rounds to float16 where each call of it ends (not modelled), and
-    # 1 * x is not x for a complex infinity, so masked complex products are not NumPy's order
+def test_products_in_pieces_and_from_the_identity_are_numpys():
+    # NB: NumPy's float16 product loop multiplies in float32 within a call and rounds where it ends;
+    # an out= of another type gets the running product back after each buffer; the product starts
+    # from the identity 1 + 0j, so that of [inf + 0j] is inf + nanj and -1j's real part is +0.0
+    rng = np.random.default_rng(21)
+    a = 1 + rng.normal(size=(20, 3000)) * 1e-2
+    half = a.astype(np.float16)
+    forms = [
+        ("half_rows", lambda a: np.prod(a, axis=1), half[:, :300]),
+        ("half_long", lambda a: a[:4].prod(), half),
+        ("half_columns", lambda a: np.prod(a, axis=0), half[:, :300]),
+        ("half_buffered", lambda a: np.prod(a[:, 1:]), half),
+        ("half_in_float32", lambda a: np.prod(a, axis=1, dtype=np.float32), half),
+        ("into_float32", lambda a: np.multiply.reduce(a.ravel(), out=np.zeros((), np.float32)), a),
+        ("rows_into_float32", lambda a: np.prod(np.tile(a, 4), axis=1, out=np.zeros(20, np.float32)), a),
+    ]
+    z = np.array([complex(np.inf, 0), complex(-0.0, -1.0), 2 + 1j])
+    forms += [("complex_inf", lambda a: np.multiply.reduce(a[:1]), z), ("complex_zero", lambda a: np.prod(a[1:2]), z),
+              ("complex_all", np.prod, z), ("complex_running", lambda a: np.cumprod(a[1:]), z)]
+    for name, f, x in forms:
+        with np.errstate(invalid="ignore"):
+            check(f, x, what=name)
+
+
+def test_masked_products_that_stay_xlas():
+    # NB: NumPy's masked loop runs over each unmasked stretch: a float16 product rounds where each
+    # ends, and a complex one skips the masked terms, where multiplying by 1 + 0j is not exact
     a = 1 + np.random.default_rng(16).normal(size=(20, 300)) * 1e-2
-    for f, x in [(lambda a: np.prod(a, axis=1), a.astype(np.float16)),
+    for f, x in [(lambda a: np.prod(a, axis=1, where=a > 1), a.astype(np.float16)),
                  (lambda a: np.prod(a, axis=1, where=a.real > 1), a * (1 + 0.01j))]:
         np.testing.assert_allclose(elena_jax.functionalize(f)(x.copy()), f(x.copy()), rtol=1e-2)
 

@@ -23,7 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
-from .summation import pairwise_sum, running, sequential
+from .summation import in_pieces, pairwise_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
 
@@ -477,10 +477,28 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
         if name == "add":
             r = sequential(xs, 0 if initial is None else initial)
         else:  # NB: where a kept axis is innermost, NumPy's loop is its elementwise product
-            step = _multiply if order == "sequential" else _folded_multiply
-            start, xs = (xs[0], xs[1:]) if initial is None and terms else (1 if initial is None else initial, xs)
-            r = sequential(xs, start, step)  # NB: from the first term: 1 * x is not x of complex inf
+            r = _product(xs, initial, order, pieces, stored)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r
+
+
+def _product(xs, initial, order: str, pieces: tuple, stored):
+    """NumPy's product of the terms ``xs`` (first axis) from ``initial`` or its identity (1, of
+    complex numbers 1 + 0j: the product of [inf + 0j] is inf + nanj): its elementwise loop
+    (``order`` sequential: a kept axis innermost), float16 rounded at every step; else its
+    reduction loop, float16 in float32 rounded where each of its calls ends, and the total cast
+    back into an ``out=`` of another type after each (`summation.in_pieces`)."""
+    half = xs.dtype == np.float16
+    start = jnp.asarray(1 if initial is None else initial, xs.dtype)
+    if order == "sequential":
+        step = (lambda t, v: _multiply(t.astype(np.float32), v.astype(np.float32)).astype(np.float16)) if half \
+            else _multiply
+        return sequential(xs, start, step)
+    keep = half or np.dtype(stored).kind == xs.dtype.kind and np.dtype(stored) != xs.dtype
+    if not keep:
+        return sequential(xs, start, _folded_multiply)
+    wide = xs.astype(np.float32) if half else xs
+    r = in_pieces(wide, start.astype(wide.dtype), _folded_multiply, *pieces, stored)
+    return r.astype(xs.dtype)
 
 
 def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial):

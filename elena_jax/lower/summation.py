@@ -94,6 +94,33 @@ def sequential(x, start, op=lax.add):
     return _in_turn(op, total, x, shared=x.shape[0] >= _SHARED)
 
 
+def in_pieces(x, start, op, block: int, piece: int, stored):
+    """``start op x[0] op x[1] ...`` over the first axis of ``x`` (per element of the others) as
+    NumPy's loop takes it through its buffer: in blocks of ``block`` terms, each cut into pieces
+    of ``piece`` (the last ones shorter), the total kept in the ``stored`` dtype after each piece:
+    NumPy casts it back into an ``out=`` of another type, and its float16 loop computes in
+    float32 within a piece."""
+    stored = np.dtype(stored)
+
+    def kept(total):
+        return total.astype(stored).astype(total.dtype) if stored != total.dtype else total
+
+    def one_block(total, terms):
+        n = terms.shape[0]
+        whole = n - n % piece
+        if whole:
+            pieces = terms[:whole].reshape(-1, piece, *terms.shape[1:])
+            total = lax.scan(lambda t, p: (kept(_chain(op, t, p)[0]), None), total, pieces)[0]
+        return kept(_chain(op, total, terms[whole:])[0]) if n > whole else total
+
+    total = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, x.dtype), x.shape[1:]))
+    n = x.shape[0]
+    full = n - n % block
+    if full:
+        total = lax.scan(lambda t, b: (one_block(t, b), None), total, x[:full].reshape(-1, block, *x.shape[1:]))[0]
+    return one_block(total, x[full:]) if n > full else total
+
+
 def _in_turn(step, total, terms, shared: bool):
     """``step`` of ``total`` and each term in turn. A sum is many cheap-looking additions, which
     XLA fuses into each of its users and so repeats: a row's mean recomputed for every element

@@ -268,8 +268,8 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
         order = V.summation(a.memory_view, axes, cast, np.getbufsize())
         if ufunc.__name__ == "add":  # NB: a pairwise sum of each unmasked stretch is not modelled
             ordered = where is True or order is not None and order[0] == "sequential"
-        else:  # NB: NumPy's float16 loop rounds where each call ends; 1 * x is not x of complex inf
-            ordered = res_dtype.itemsize > 2 and (where is True or res_dtype.kind == "f")
+        else:  # NB: a masked float16 loop rounds where each unmasked stretch ends; 1 * x is not x of complex inf
+            ordered = where is True or res_dtype.kind == "f" and res_dtype.itemsize > 2
         if order is not None and ordered:
             params["ordered"] = order  # NB: NumPy's order of additions and multiplications
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
