@@ -461,8 +461,7 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     """NumPy's float sum or product over ``axes``, whose axes ``run`` (in memory order; the others
     have one element) NumPy's loop takes in ``order``: a sum pairwise in blocks and ``pieces``,
     its total kept in the ``stored`` dtype of the output between them, or one term after
-    another (view.summation, lower/summation.py); a product always one after another, from the
-    first term."""
+    another (view.summation, lower/summation.py); a product always one after another."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
     if mask is not None:  # NB: NumPy's loop skips them; adding -0.0, or multiplying a real by 1, changes nothing
@@ -487,18 +486,12 @@ def _product(xs, initial, order: str, pieces: tuple, stored):
     (``order`` sequential: a kept axis innermost), float16 rounded at every step; else its
     reduction loop, float16 in float32 rounded where each of its calls ends, and the total cast
     back into an ``out=`` of another type after each (`summation.in_pieces`)."""
-    half = xs.dtype == np.float16
     start = jnp.asarray(1 if initial is None else initial, xs.dtype)
-    if order == "sequential":
-        step = (lambda t, v: _multiply(t.astype(np.float32), v.astype(np.float32)).astype(np.float16)) if half \
-            else _multiply
-        return sequential(xs, start, step)
-    keep = half or np.dtype(stored).kind == xs.dtype.kind and np.dtype(stored) != xs.dtype
-    if not keep:
-        return sequential(xs, start, _folded_multiply)
-    wide = xs.astype(np.float32) if half else xs
-    r = in_pieces(wide, start.astype(wide.dtype), _folded_multiply, *pieces, stored)
-    return r.astype(xs.dtype)
+    if order != "sequential":
+        return in_pieces(xs, start, _folded_multiply, *pieces, stored)
+    if xs.dtype == np.float16:
+        return sequential(xs, start, lambda t, v: _multiply(t.astype(np.float32), v.astype(np.float32)).astype(t.dtype))
+    return sequential(xs, start, _multiply)
 
 
 def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial):

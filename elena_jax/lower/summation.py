@@ -44,81 +44,92 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     With ``block`` and ``piece``, as NumPy's iterator hands the run to its loop through a
     buffer (view.summation): cut into blocks of ``block`` elements and each block into
     pieces of ``piece``, the last ones shorter, each piece summed pairwise and added to the
-    running total in turn. Between pieces the total is kept in the ``stored`` dtype, that of
-    NumPy's ``out=`` (cast back after each buffer, a float64 sum into a float32 ``out``) or
-    x's: float16 runs are summed in float32 and the total rounded to float16 after each
-    piece, as NumPy's half loop does.
+    running total in turn. Between pieces the total is kept in the ``stored`` dtype (see
+    `_keeping`): float16 runs are summed in float32 and the total rounded to float16 after
+    each piece, as NumPy's half loop does.
     """
-    start = jnp.asarray(start, x.dtype)
-    stored = np.dtype(x.dtype if stored is None or np.dtype(stored).kind != x.dtype.kind else stored)
-    half = x.dtype == np.float16
-    if half:
-        x, start = x.astype(np.float32), start.astype(np.float32)
-    n, lead = x.shape[-1], x.shape[:-1]
-    full = n - n % block if block and n > block else 0
-    sums = []
-    if full:  # NB: the full blocks at once, as rows of their own
-        sums.append(_pieces(x[..., :full].reshape(*lead, -1, block), piece).reshape(*lead, -1))
-    if n > full or not full:
-        sums.append(_pieces(x[..., full:], piece))
-    pieces = jnp.moveaxis(jnp.concatenate(sums, -1), -1, 0)
+    dtype, stored = x.dtype, _stored(x.dtype, stored)
+    start, x = jnp.asarray(start, dtype), _widened(x)  # NB: the start in x's own type first, as NumPy's out
+    n = x.shape[-1]
+    pieces = _chunked(lambda b: _chunked(lambda p: _pairwise(p)[..., None], b, piece), x, block)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
-    total = lax.optimization_barrier(jnp.broadcast_to(start, x.shape[:-1]))
+    total = _start(start, x.dtype, x.shape[:-1])
+    step = _keeping(lambda total, piece: total + piece, stored)  # NB: in turn, as NumPy's loop meets each buffer
+    return _in_turn(step, total, jnp.moveaxis(pieces, -1, 0), shared=n >= _SHARED).astype(dtype)
 
-    def step(total, piece):  # NB: in turn, as NumPy's loop meets each buffer
-        total = total + piece
+
+def _chunked(f, x, size: int | None):
+    """``f`` of each run of ``size`` elements (the last shorter) along the last axis of ``x``,
+    its results in order along a last axis (``f`` maps ``(..., k)`` to ``(..., m)``): the full
+    runs at once, as rows of their own. Without ``size``, ``f`` of x's whole last axis."""
+    n, lead = x.shape[-1], x.shape[:-1]
+    whole = n - n % size if size and n > size else 0
+    results = []
+    if whole:
+        results.append(f(x[..., :whole].reshape(*lead, -1, size)).reshape(*lead, -1))
+    if n > whole or not whole:
+        results.append(f(x[..., whole:]))
+    return jnp.concatenate(results, -1)
+
+
+def _stored(dtype, stored) -> np.dtype:
+    """The dtype NumPy's loop keeps a running total in between its calls: that of an ``out=`` of
+    the same kind (cast back after each buffer: a float64 sum into a float32 ``out``), else
+    the operand's (float16, though each call computes in float32)."""
+    return np.dtype(dtype if stored is None or np.dtype(stored).kind != np.dtype(dtype).kind else stored)
+
+
+def _widened(x):
+    """``x`` in the type NumPy's loop computes in: float16 in float32."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _keeping(step, stored: np.dtype):
+    """``step``, its total then rounded to ``stored`` (where that is narrower than its own)."""
+    def kept(total, term):
+        total = step(total, term)
         return total.astype(stored).astype(total.dtype) if stored != total.dtype else total
 
-    total = _in_turn(step, total, pieces, shared=n >= _SHARED)
-    return total.astype(np.float16) if half else total
+    return kept
 
 
-def _pieces(x, piece: int | None):
-    """The pairwise sums of consecutive pieces of ``piece`` elements (the last shorter) of each
-    row of ``x``, in order along a last axis; one piece per row without ``piece``."""
-    n = x.shape[-1]
-    whole = n - n % piece if piece and n > piece else 0
-    sums = []
-    if whole:
-        sums.append(_pairwise(x[..., :whole].reshape(*x.shape[:-1], -1, piece)))
-    if n > whole or not whole:
-        sums.append(_pairwise(x[..., whole:])[..., None])
-    return jnp.concatenate(sums, -1)
+def _start(start, dtype, shape):
+    """A chain's start, broadcast to its results; NB: apart, so that XLA cannot fold it away."""
+    return lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, dtype), shape))
 
 
 def sequential(x, start, op=lax.add):
     """``start op x[0] op x[1] ...``, one after another, over the first axis of ``x`` (per
     element of the others): NumPy's elementwise reduction loop, where a kept axis is innermost,
     and its product loop everywhere (``op``: the multiplication)."""
-    total = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, x.dtype), x.shape[1:]))
-    return _in_turn(op, total, x, shared=x.shape[0] >= _SHARED)
+    return _in_turn(op, _start(start, x.dtype, x.shape[1:]), x, shared=x.shape[0] >= _SHARED)
 
 
-def in_pieces(x, start, op, block: int, piece: int, stored):
+def in_pieces(x, start, op, block: int, piece: int, stored=None):
     """``start op x[0] op x[1] ...`` over the first axis of ``x`` (per element of the others) as
     NumPy's loop takes it through its buffer: in blocks of ``block`` terms, each cut into pieces
-    of ``piece`` (the last ones shorter), the total kept in the ``stored`` dtype after each piece:
-    NumPy casts it back into an ``out=`` of another type, and its float16 loop computes in
-    float32 within a piece."""
-    stored = np.dtype(stored)
-
-    def kept(total):
-        return total.astype(stored).astype(total.dtype) if stored != total.dtype else total
+    of ``piece`` (the last ones shorter), the total kept in the ``stored`` dtype after each piece
+    (see `_stored`); where that changes nothing, `sequential`."""
+    dtype, stored = x.dtype, _stored(x.dtype, stored)
+    start, x = jnp.asarray(start, dtype), _widened(x)
+    if stored == x.dtype:
+        return sequential(x, start, op)
+    finish = _keeping(lambda total, terms: _chain(op, total, terms)[0], stored)
 
     def one_block(total, terms):
         n = terms.shape[0]
         whole = n - n % piece
         if whole:
             pieces = terms[:whole].reshape(-1, piece, *terms.shape[1:])
-            total = lax.scan(lambda t, p: (kept(_chain(op, t, p)[0]), None), total, pieces)[0]
-        return kept(_chain(op, total, terms[whole:])[0]) if n > whole else total
+            total = lax.scan(lambda t, p: (finish(t, p), None), total, pieces)[0]
+        return finish(total, terms[whole:]) if n > whole else total
 
-    total = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, x.dtype), x.shape[1:]))
+    total = _start(start, x.dtype, x.shape[1:])
     n = x.shape[0]
     full = n - n % block
     if full:
         total = lax.scan(lambda t, b: (one_block(t, b), None), total, x[:full].reshape(-1, block, *x.shape[1:]))[0]
-    return one_block(total, x[full:]) if n > full else total
+    return (one_block(total, x[full:]) if n > full else total).astype(dtype)
 
 
 def _in_turn(step, total, terms, shared: bool):
@@ -126,7 +137,7 @@ def _in_turn(step, total, terms, shared: bool):
     XLA fuses into each of its users and so repeats: a row's mean recomputed for every element
     it is subtracted from (std of 15625 x 256 rows: 24 ms, 6.9 ms without). With ``shared``,
     the last two steps are therefore a loop, whose result XLA computes once, unless the chain
-    is a loop already (a lone step is the first of two, the second leaving the total as it is:
+    is a loop already (a lone step is the second of two, the first leaving the total as it is:
     XLA unrolls a loop of one); it costs a pass over the result, so sums of fewer than _SHARED
     terms, cheap to repeat, go without."""
     n = terms.shape[0]

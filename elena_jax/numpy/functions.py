@@ -362,10 +362,7 @@ def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     """NumPy's variance, step by step as its ``_var``: the mean (kept dims, divided in place),
     the deviations squared (a complex one as re**2 + im**2), their sum, divided by the count
     less ``ddof``; so its sums are NumPy's too (lower/summation.py)."""
-    if correction is not np._NoValue:
-        if ddof != 0:
-            raise located(ValueError, "ddof and correction can't be provided simultaneously.")
-        ddof = correction
+    ddof = _ddof(ddof, correction)
     count = _count(a, axes, keepdims, where)
     if dtype is None and a.dtype.kind in "biu":
         dtype = np.dtype("f8")
@@ -379,6 +376,15 @@ def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     else:
         x = np.multiply(x, x)
     return x, count - ddof, dtype
+
+
+def _ddof(ddof, correction):
+    """The degrees of freedom taken off a variance's count: ``ddof`` or its newer name."""
+    if correction is np._NoValue:
+        return ddof
+    if ddof != 0:
+        raise located(ValueError, "ddof and correction can't be provided simultaneously.")
+    return correction
 
 
 @implements(np.var)
@@ -449,10 +455,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where,
                       mean=mean, correction=correction)
     _check_inexact(dtype, out)
-    if correction is not np._NoValue:
-        if ddof != 0:
-            raise located(ValueError, "ddof and correction can't be provided simultaneously.")
-        ddof = correction
+    ddof = _ddof(ddof, correction)
     count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=True, where=where)
     if mean is np._NoValue:
         mean = np.sum(a, axis=axis, dtype=dtype, keepdims=True, where=where)

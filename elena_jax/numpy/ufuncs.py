@@ -212,8 +212,6 @@ def reduce_dtype(ufunc, a, dtype, out=None):
     """NumPy's loop dtype of ``ufunc.reduce``: ``dtype``; else, given an inexact ``out``, the ufunc's
     type for ``a`` and ``out`` (float32 summed into a float64 ``out`` adds in float64, float64
     into float32 too); else ``a``'s, small integers and bools summed in int64."""
-    if isinstance(out, tuple):
-        (out,) = out
     if dtype is None and out is not None and hasattr(out, "dtype"):
         try:
             loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None), reduction=True)[2]
@@ -227,6 +225,8 @@ def reduce_dtype(ufunc, a, dtype, out=None):
 
 def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue,
                  where=True):
+    if isinstance(out, tuple):
+        (out,) = out
     trace = trace_of(a, out, where)
     if not isinstance(a, Tracer):
         a = fresh(trace, "copy", [np.asarray(a)], np.shape(a), np.asarray(a).dtype)
@@ -263,8 +263,7 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     params = dict(name=ufunc.__name__, axes=axes, keepdims=keepdims, dtype=res_dtype,
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
     if ufunc.__name__ in ("add", "multiply") and res_dtype.kind in "fc" and isinstance(a, Tracer):
-        target = out[0] if isinstance(out, tuple) else out
-        cast = (res_dtype != a.dtype, target is not None and target.dtype != res_dtype)
+        cast = (res_dtype != a.dtype, out is not None and out.dtype != res_dtype)
         order = V.summation(a.memory_view, axes, cast, np.getbufsize())
         if ufunc.__name__ == "add":  # NB: a pairwise sum of each unmasked stretch is not modelled
             ordered = where is True or order is not None and order[0] == "sequential"
