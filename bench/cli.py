@@ -69,25 +69,29 @@ def main(argv: list[str] | None = None) -> dict:
 
     from tqdm import tqdm
 
-    rows = []
-    bar = tqdm([(c, n) for c in names for n in sizes], desc="bench", file=sys.stderr,
-               dynamic_ncols=True)
-    for name, n in bar:
-        bar.set_description(f"{name} n={n:g}")
-        rows.append(run_case(CASES[name], n, args.repeats, peers, args.device, skip,
-                             progress=lambda peer: bar.set_postfix_str(peer)))
-    info = machine()
+    rows: list[dict] = []
     report = {
         "command": "python -m bench " + shlex.join(argv),
-        "machine": info,
+        "machine": machine(),
         "device": args.device,
         "sizes": sizes,
         "repeats": args.repeats,
         "cases": {c: {k: str(v) for k, v in CASES[c].meta.items()} for c in names},
         "rows": rows,
     }
-    stamp = info["date"][:10].replace("-", "")
+    stamp = report["machine"]["date"][:10].replace("-", "")
     default = RESULTS / f"{stamp}_{args.device}{'_quick' if args.quick else ''}.json"
-    report["outputs"] = write(report, Path(args.json) if args.json else default)
+    out = Path(args.json) if args.json else default
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bar = tqdm([(c, n) for c in names for n in sizes], desc="bench", file=sys.stderr,
+               dynamic_ncols=True)
+    for name, n in bar:
+        bar.set_description(f"{name} n={n:g}")
+        rows.append(run_case(CASES[name], n, args.repeats, peers, args.device, skip,
+                             progress=lambda peer: bar.set_postfix_str(peer)))
+        # NB: the rows so far, so that a run stopped midway keeps them (`--report` renders them)
+        out.write_text(json.dumps(report, indent=1) + "\n")
+    report["machine"] = machine()  # the load average and date at the end of the run
+    report["outputs"] = write(report, out)
     print("wrote " + ", ".join(report["outputs"]), file=sys.stderr)
     return report
