@@ -4,7 +4,7 @@
 # checkout on PYTHONPATH). Writes into $OUT (default /tmp/elena_jax_gpu): env.txt (GPU, driver,
 # versions, CPU), pytest_gpu.txt, bench.log and the report gpu.json/.md/_speedup.png/_time_vs_size.png.
 # Each stage has its own time limit; the benchmark keeps the rows it finished if stopped.
-#   bash bench/gpu_check.sh            # about 7 minutes on one H100
+#   bash bench/gpu_check.sh            # about 4 minutes on one H100
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/elena_jax_gpu}
@@ -26,7 +26,17 @@ timeout "$BENCH_S" $PY -m bench --device gpu --cases "$CASES" --peers "$PEERS" -
   --json "$OUT/gpu.json" >"$OUT/bench.log" 2>&1
 echo "bench rc $?" >>"$OUT/bench.log"
 [ -f "$OUT/gpu.md" ] || $PY -m bench --report "$OUT/gpu.json" >>"$OUT/bench.log" 2>&1
-timeout 120 $PY -m pytest -q -rs -p no:cacheprovider -o filterwarnings=default \
-  tests/test_kernels_gpu.py >"$OUT/pytest_gpu.txt" 2>&1
+# The tests that need a GPU, and the differential tests of the bench cases and of NumPy's
+# rounding run on it. Wheels in .wheels/ (if any) are put first on the tests' path: the image
+# seen on 2026-11-26 had numba-cuda 0.30.4, which fails importing with its NumPy 2.5.2
+# (np.row_stack is gone), so NumPy 2.4.6 was carried there.
+TEST_PATH=$PWD
+if compgen -G ".wheels/*.whl" >/dev/null; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --target /tmp/elena_jax_wheels .wheels/*.whl
+  TEST_PATH=/tmp/elena_jax_wheels:$PWD
+fi
+PYTHONPATH=$TEST_PATH timeout 240 $PY -m pytest -q -rs -n 8 -p no:cacheprovider -o filterwarnings=default \
+  tests/test_kernels_gpu.py tests/test_opaque.py tests/test_bench_cases.py tests/test_lower.py \
+  >"$OUT/pytest_gpu.txt" 2>&1
 echo "pytest rc $?" >>"$OUT/pytest_gpu.txt"
 tail -n 3 "$OUT/bench.log" "$OUT/pytest_gpu.txt"

@@ -83,6 +83,21 @@ def test_elena_jax_equals_numpy(name):
 
 
 @needs_elena
+@pytest.mark.parametrize("name", [c for c in CASES if c not in ("nms", "standardize")])
+def test_elena_jax_gpu_programs_have_no_barriers(name):
+    # NB: XLA:GPU ends a kernel at each optimization barrier (lower/opaque.py); jax.export lowers
+    # for a GPU without one. standardize's sums keep theirs (a chain's start), nms is refused.
+    case = CASES[name]
+    arrays, bind = split_args(case.inputs(N, seed=1))
+    pure = elena_jax.pure(case.numpy_fn)
+    with jax.enable_x64(True):
+        text = {p: jax.export.export(jax.jit(bind(lambda *a: pure(*a)[0])), platforms=[p])(*arrays).mlir_module()
+                for p in ("cpu", "cuda")}
+    assert "optimization_barrier" not in text["cuda"]
+    assert "optimization_barrier" in text["cpu"] or name in ("valid_flags", "grid_anchors", "clip_boxes")
+
+
+@needs_elena
 def test_nms_loop_is_refused_with_the_source_line():
     args, _, _ = reference(CASES["nms"])
     with pytest.raises(elena_jax.ConcretizationError, match="if suppressed"):

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import elena_jax
@@ -314,8 +314,18 @@ def assert_bit_for_bit(got, want, what: str = "result"):
         np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(g), np.signbit(w) & ~np.isnan(w), err_msg=what)
 
 
+@pytest.fixture(params=["cpu", "other"])
+def lowered_for(request, monkeypatch):
+    """The test twice: lowered as for the CPU (optimization barriers) and as for other backends
+    (opaque identities that a GPU fuses, lower/opaque.py), both run on XLA:CPU, whose simplifier
+    is XLA:GPU's too."""
+    if request.param == "other":
+        monkeypatch.setattr(jax.lax, "platform_dependent", lambda *args, default, **_: default(*args))
+    return request.param
+
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-def test_divisions_by_broadcast_values_are_numpys_bit_for_bit(dt):
+def test_divisions_by_broadcast_values_are_numpys_bit_for_bit(dt, lowered_for):
     # NB: XLA divides by a scalar, a row or a constant as a multiplication by its reciprocal
     # (a third of quotients an ulp off): lower/rules.py _divide divides element by element
     rng = np.random.default_rng(5)
@@ -341,7 +351,7 @@ def test_divisions_by_broadcast_values_are_numpys_bit_for_bit(dt):
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-def test_constants_are_not_folded_across_steps(dt):
+def test_constants_are_not_folded_across_steps(dt, lowered_for):
     # NB: XLA reassociates (a + 0.1) + 0.7 into a + 0.8 and folds 0.0 + v into v; NumPy rounds
     # each step (lower/rules.py _FOLDED)
     a = np.random.default_rng(10).normal(size=(1000, 4)).astype(dt)
@@ -364,7 +374,7 @@ def test_constants_are_not_folded_across_steps(dt):
             assert_bit_for_bit(g, w, name)
 
 
-def test_signed_zeros_of_complex_sums_and_of_initial_values():
+def test_signed_zeros_of_complex_sums_and_of_initial_values(lowered_for):
     # NB: XLA:CPU's complex add of a constant zero kept -0.0-0.0j, and a reduction's initial=0.0
     # was folded away (lower/rules.py _by_parts, _FOLDED)
     c = np.array([complex(-0.0, -0.0), complex(-0.0, 0.0), complex(1, -0.0)])
@@ -383,7 +393,7 @@ def test_signed_zeros_of_complex_sums_and_of_initial_values():
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
 def test_products_feeding_sums_are_rounded_as_numpys(dt):
     # NB: XLA contracts a product and the sum it feeds into one fused multiply-add (a quarter of
-    # random float64 a * b + c an ulp off); with fma=False lower/rules.py _rounded keeps each
+    # random float64 a * b + c an ulp off); with fma=False lower/opaque.py rounded keeps each
     # product rounded, also inside an outer jax.jit
     rng = np.random.default_rng(7)
     a, b, c = (rng.normal(size=(500, 8)).astype(dt) for _ in range(3))
@@ -421,7 +431,7 @@ def numpy_power_is_libms() -> bool:
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.float32])
-def test_powers_are_not_folded_into_products(dt):
+def test_powers_are_not_folded_into_products(dt, lowered_for):
     # NB: XLA makes x ** 3 the product x * x * x, rounded twice (a quarter of float64 values off)
     a = np.random.default_rng(10).normal(size=(1000, 4)).astype(dt)
     a[0] = [-0.0, 0.0, np.inf, np.nan]
@@ -499,9 +509,9 @@ def evaluate(tree, env):
     return np.square(args[0]) if op == "square" else -args[0]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(expressions(), st.sampled_from([np.float64, np.float32]), st.booleans())
-def test_random_arithmetic_with_fma_off_is_numpys_bit_for_bit(tree, dt, into_argument):
+def test_random_arithmetic_with_fma_off_is_numpys_bit_for_bit(lowered_for, tree, dt, into_argument):
     rng = np.random.default_rng(9)
     a, b, c = (rng.normal(size=(6, 5)).astype(dt) for _ in range(3))
 
@@ -531,7 +541,7 @@ def test_rounded_products_under_grad_and_vmap():
 
 
 @pytest.mark.parametrize("dt", [np.complex128, np.complex64])
-def test_complex_division_is_numpys_smith_algorithm_bit_for_bit(dt):
+def test_complex_division_is_numpys_smith_algorithm_bit_for_bit(dt, lowered_for):
     # NB: XLA's own complex division differs from NumPy's in the last bits of most quotients, and
     # its a / a is never exactly 1 (NumPy's is, for 79% of random values)
     rng = np.random.default_rng(6)

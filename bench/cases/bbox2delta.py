@@ -91,6 +91,6 @@ def torch_fn(proposals, gt, means=MEANS, stds=STDS):
     deltas[:, 1] = (gy - py) / ph
     deltas[:, 2] = torch.log(gw / pw)
     deltas[:, 3] = torch.log(gh / ph)
-    deltas -= torch.tensor(means, dtype=deltas.dtype)
-    deltas /= torch.tensor(stds, dtype=deltas.dtype)
+    deltas -= torch.tensor(means, dtype=deltas.dtype, device=deltas.device)
+    deltas /= torch.tensor(stds, dtype=deltas.dtype, device=deltas.device)
     return deltas

@@ -84,7 +84,7 @@ def torch_fn(base_size, ratios, scales):
     w_ratios = 1 / h_ratios
     ws = (w * w_ratios[:, None] * scales[None, :]).reshape(-1)
     hs = (h * h_ratios[:, None] * scales[None, :]).reshape(-1)
-    anchors = torch.empty((ws.numel(), 4), dtype=ws.dtype)
+    anchors = torch.empty((ws.numel(), 4), dtype=ws.dtype, device=ws.device)
     anchors[:, 0] = x_c - 0.5 * (ws - 1)
     anchors[:, 1] = y_c - 0.5 * (hs - 1)
     anchors[:, 2] = x_c + 0.5 * (ws - 1)

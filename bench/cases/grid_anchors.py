@@ -67,9 +67,10 @@ jax_restructured = {"stack": grid_anchors_stack, "lanes": grid_anchors_lanes}
 
 
 def torch_fn(base_anchors, feat_h, feat_w, stride):
-    shift_x = torch.arange(feat_w) * stride
-    shift_y = torch.arange(feat_h) * stride
-    shifts = torch.zeros((feat_h, feat_w, 4), dtype=base_anchors.dtype)
+    dev = base_anchors.device
+    shift_x = torch.arange(feat_w, device=dev) * stride
+    shift_y = torch.arange(feat_h, device=dev) * stride
+    shifts = torch.zeros((feat_h, feat_w, 4), dtype=base_anchors.dtype, device=dev)
     shifts[:, :, 0::2] = shift_x[None, :, None]
     shifts[:, :, 1::2] = shift_y[:, None, None]
     anchors = base_anchors[None, None, :, :] + shifts[:, :, None, :]

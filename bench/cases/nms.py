@@ -11,6 +11,7 @@ the loop as a Numba kernel inside the XLA program (``elena_jax.kernels``).
 from __future__ import annotations
 
 import functools
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -101,8 +102,7 @@ jax_restructured = {"rows": nms_rows}
 def _nms_kernel():
     from elena_jax.kernels import kernel
 
-    def greedy_nms(boxes, scores, iou_thr, keep):
-        order = np.argsort(-scores, kind="mergesort")
+    def greedy_nms(boxes, order, iou_thr, keep):
         for ia in range(boxes.shape[0]):
             i = order[ia]
             if not keep[i]:
@@ -116,12 +116,22 @@ def _nms_kernel():
                 if w * h / (area_i + area_j - w * h) > iou_thr:
                     keep[j] = False
 
-    return kernel(greedy_nms, outputs=("keep",))
+    k = kernel(greedy_nms, outputs=("keep",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NB: numba's built-in CUDA target warns that it moved to numba-cuda
+        try:
+            from . import _nms_cuda
+        except ImportError:  # no CUDA target for numba: the kernel runs on the CPU only
+            return k
+    k.cuda(launch=(1, _nms_cuda.THREADS))(_nms_cuda.greedy_nms_gpu)
+    return k
 
 
 def nms_elena_kernel(boxes, scores, iou_thr=0.5):
-    """The loop as a Numba kernel called on JAX arrays (one custom call in the XLA program)."""
-    return _nms_kernel()(boxes, scores, iou_thr, jnp.ones(boxes.shape[0], bool))
+    """The loop as a Numba kernel called on JAX arrays (one custom call in the XLA program; on a
+    GPU a numba.cuda body, bench/cases/_nms_cuda.py), the boxes sorted by score before it."""
+    order = jnp.argsort(-scores, stable=True)
+    return _nms_kernel()(boxes, order, iou_thr, jnp.ones(boxes.shape[0], bool))
 
 
 extra_jax = {"elena_jax_kernel": nms_elena_kernel}
@@ -135,7 +145,7 @@ def torch_fn(boxes, scores, iou_thr=0.5):
     order = torch.argsort(-scores, stable=True)
     b = boxes[order]
     area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    suppressed = torch.zeros(b.shape[0], dtype=torch.bool)
+    suppressed = torch.zeros(b.shape[0], dtype=torch.bool, device=b.device)
     for i in range(b.shape[0]):
         if suppressed[i]:
             continue
@@ -145,6 +155,6 @@ def torch_fn(boxes, scores, iou_thr=0.5):
         inter = wh[:, 0] * wh[:, 1]
         iou = inter / (area[i] + area[i + 1 :] - inter)
         suppressed[i + 1 :] |= iou > iou_thr
-    keep = torch.zeros(b.shape[0], dtype=torch.bool)
+    keep = torch.zeros(b.shape[0], dtype=torch.bool, device=b.device)
     keep[order] = ~suppressed
     return keep

@@ -81,8 +81,8 @@ jax_restructured = {"iota": valid_flags_iota, "lanes": valid_flags_lanes}
 
 
 def torch_fn(anchors, feat_h, feat_w, valid_h, valid_w, num_base_anchors, allowed_border=0):
-    valid_x = torch.zeros(feat_w, dtype=torch.bool)
-    valid_y = torch.zeros(feat_h, dtype=torch.bool)
+    valid_x = torch.zeros(feat_w, dtype=torch.bool, device=anchors.device)
+    valid_y = torch.zeros(feat_h, dtype=torch.bool, device=anchors.device)
     valid_x[:valid_w] = True
     valid_y[:valid_h] = True
     valid = (valid_y[:, None] & valid_x[None, :]).reshape(-1)

@@ -23,6 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
+from .opaque import apart_on_cpu, opaque_one, rounded, unfolded
 from .summation import in_pieces, pairwise_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
@@ -83,56 +84,23 @@ def _divide(a, b):
     NB: XLA divides by a value broadcast along an axis (a scalar, a row, a constant) as a
     multiplication by its reciprocal, computed once: a third of random quotients were one ulp
     off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Every divisor is
-    multiplied by a 1.0 XLA cannot see through (`_opaque_one`), so that it cannot tell whether the
+    multiplied by a 1.0 XLA cannot see through (`opaque_one`), so that it cannot tell whether the
     divisor is constant along an axis, and divides element by element. (Constants reach the
     lowering as traced values inside ``jit``, so a divisor cannot be told apart here.)"""
     a, b = _broadcast(a, b)
     if jnp.issubdtype(a.dtype, jnp.complexfloating):
         return _complex_divide(a, b)
-    return lax.div(a, b * _opaque_one(a))
-
-
-def _opaque_zero(x):
-    """+-0.0 in x's shape and real type, computed from ``x`` so that XLA cannot fold it away."""
-    x = lax.stop_gradient(lax.real(x) if jnp.issubdtype(x.dtype, jnp.complexfloating) else x)
-    w = lax.mul(x, np.zeros((), x.dtype))  # NB: +-0, or NaN where x is infinite or NaN
-    return lax.select(lax.eq(w, w), w, lax.full_like(w, 0))
-
-
-def _opaque_one(x):
-    """1.0 in x's shape and real type that XLA cannot fold away: ``y * 1.0`` is ``y`` for every
-    y (signed zeros, infinities and NaN included), but XLA must compute it. NB: not an added
-    -0.0: XLA folds ``0.0 + v`` into ``v``, which is -0.0 there."""
-    zero = _opaque_zero(x)
-    return lax.add(lax.abs(zero), np.ones((), zero.dtype))
-
-
-@jax.custom_jvp
-def _rounded(x):
-    """``x`` as it is, through an operation XLA and LLVM cannot see through.
-
-    NB: XLA contracts a product and the addition it feeds into one fused multiply-add,
-    rounded once: ``a * b + c`` was one ulp off NumPy's in a quarter of random float64
-    values, and ``x ** 2`` is a product there too. Its bits xor a zero computed from it
-    keep it apart. Not a multiplication by an opaque 1.0: XLA merges ``(a * 3) * 1.0`` into
-    ``a * (3 * 1.0)``, a product again. (A zero from the first element only, or the bits
-    of ``|zero|``, were slower in bench/ cases.)"""
-    bits = np.dtype(f"u{x.dtype.itemsize}")
-    zero = lax.convert_element_type(_opaque_zero(x), bits)
-    return lax.bitcast_convert_type(lax.bitwise_xor(lax.bitcast_convert_type(x, bits), zero), x.dtype)
-
-
-_rounded.defjvp(lambda primals, tangents: (_rounded(*primals), *tangents))
+    return lax.div(a, b * opaque_one(a))
 
 
 def _complex_divide(a, b):
     """NumPy's complex division (Smith's algorithm, as its loop computes it), each product rounded
-    on its own (`_rounded`), each divisor times an opaque 1.0 as in `_divide`."""
-    one = _opaque_one(a)
+    on its own (`rounded`), each divisor times an opaque 1.0 as in `_divide`."""
+    one = opaque_one(a)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
 
     def mul(x, y):
-        return _rounded(x * y)
+        return rounded(x * y)
 
     wide = lax.abs(br) >= lax.abs(bi)
     zero = (br == 0) & (bi == 0)
@@ -247,7 +215,7 @@ _PRODUCTS_ROUNDED = contextvars.ContextVar("products_rounded", default=False)
 
 @contextlib.contextmanager
 def products_rounded(on: bool) -> Iterator[None]:
-    """Within: every float product is rounded on its own, as NumPy's (`_rounded`), instead of
+    """Within: every float product is rounded on its own, as NumPy's (`rounded`), instead of
     left to XLA, which contracts a product and the sum it feeds into a fused multiply-add."""
     token = _PRODUCTS_ROUNDED.set(on)
     try:
@@ -263,20 +231,20 @@ def _multiply(a, b):
         return _signed_multiply(a, b)
     if a.dtype.kind == "c":
         return _complex_multiply(a, b)
-    return _rounded(lax.mul(a, b))
+    return rounded(lax.mul(a, b))
 
 
 def _complex_multiply(a, b):
     """NumPy's complex product where the CPU has fused multiply-adds: its loop (Highway's
     MulComplex) computes ``fma(ar, br, -(ai * bi))`` and ``fma(ar, bi, ai * br)``. XLA's own
     product differed in a third of random values. Written out with the second products
-    rounded (`_rounded`), the first is the one LLVM contracts into the subtraction or addition,
+    rounded (`rounded`), the first is the one LLVM contracts into the subtraction or addition,
     as NumPy's loop does (and where the CPU has none, neither contracts: NumPy's plain formula).
     NB: of a square, XLA would take ``ai * br`` for the product ``ar * bi`` it equals, and LLVM
     does not contract ``ar * ar``; with ``br`` kept apart neither happens."""
     ar, ai, bi = lax.real(a), lax.imag(a), lax.imag(b)
-    br = _rounded(lax.real(b))
-    return lax.complex(ar * br - _rounded(ai * bi), ar * bi + _rounded(ai * br))
+    br = rounded(lax.real(b))
+    return lax.complex(ar * br - rounded(ai * bi), ar * bi + rounded(ai * br))
 
 
 def _folded_multiply(a, b):
@@ -286,7 +254,7 @@ def _folded_multiply(a, b):
     if a.dtype.kind != "c":
         return lax.mul(a, b)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
-    return lax.complex(_rounded(ar * br) - _rounded(ai * bi), _rounded(ar * bi) + _rounded(ai * br))
+    return lax.complex(rounded(ar * br) - rounded(ai * bi), rounded(ar * bi) + rounded(ai * br))
 
 
 UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_or": _through_unsigned(lax.bitwise_or),
@@ -326,7 +294,7 @@ def _power(x, y):
     (``13 ** 99`` was ``13 ** 35`` there, ``2 ** 64`` was 1 where NumPy's is 0)."""
     x, y = _broadcast(x, y)
     if x.dtype.kind == "f" and _PRODUCTS_ROUNDED.get():
-        return _rounded(jnp.power(x, y))  # NB: XLA makes x ** 2 a product
+        return rounded(jnp.power(x, y))  # NB: XLA makes x ** 2 a product
     if x.dtype.kind not in "iu":
         return jnp.power(x, y)
 
@@ -342,7 +310,7 @@ def _fusion_root(shift: Callable) -> Callable:
     """NB: jaxlib 0.10.2's XLA:CPU crashed at run time on a shift fused into the computation of
     another op with several users of it (`b[2:0:-1] <<= 3; b <<= 1` beside `c << 0`, fuzz
     seed 4249; docs/fuzzing.md). Behind an optimization_barrier a shift is the root of its fusion."""
-    return lambda x, y: lax.optimization_barrier(shift(x, y))
+    return lambda x, y: apart_on_cpu(shift(x, y))
 
 
 UFUNC_IMPL["left_shift"] = _fusion_root(jnp.left_shift)
@@ -388,15 +356,14 @@ _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_
 # ``(a + 0.1) + 0.7`` into ``a + 0.8``, ``(a * 0.1) * 0.7`` and ``(b / c) / d`` into
 # ``b / (c * d)`` (a quarter to a half of random float64 results an ulp off), also of arrays
 # made inside (np.full), makes ``x ** 3`` products (NumPy's is pow's), and folds ``0.0 + v``
-# into ``v`` (the sign of -0.0 + 0.0). Operands behind an optimization_barrier are not folded;
-# the barrier is gone before code generation (no time difference measured in bench/ cases).
+# into ``v`` (the sign of -0.0 + 0.0). Operands hidden from it (opaque.unfolded) are not folded.
 _FOLDED = {"add", "subtract", "multiply", "divide", "power"}
 
 
 def _unfolded(name: str, operands):
-    """``operands`` of ufunc ``name``, behind a barrier where XLA would fold them (see _FOLDED)."""
+    """``operands`` of ufunc ``name``, hidden from XLA where it would fold them (see _FOLDED)."""
     if name in _FOLDED and operands[0].dtype.kind in "fc":
-        return lax.optimization_barrier(operands)
+        return unfolded(operands)
     return operands
 
 
@@ -538,7 +505,7 @@ def accumulate(ins, outs, name, axis, dtype):
         # NB: jaxlib 0.10.2's XLA:CPU aborts the process compiling a cumulative sum of a converted
         # gather from a constant array (docs/fuzzing.md, dtypes seed 4274 #139); converted apart, it
         # compiles. The conversion is then written out once: small beside XLA's cumulative sum.
-        x = lax.optimization_barrier(x)
+        x = apart_on_cpu(x)
     if not x.shape[axis]:
         return [x.astype(dtype)]
     if name == "subtract":  # x0 - x1 - x2 ... = x0 + (-x1) + (-x2) ..., exactly
@@ -959,8 +926,9 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=
     (or, with ``slices``, update slices where memory.write can use them; with
     ``stack``, the wide interleaved lanes of the whole storage stacked in lane order).
 
-    With ``materialize``, the result is computed once into memory: later
-    partial reads would otherwise re-evaluate the select chain per element.
+    With ``materialize``, the result is computed once into memory on the CPU:
+    later partial reads would otherwise re-evaluate the select chain per element
+    (a GPU program fuses as XLA decides: a barrier there ends a kernel).
     """
     (shape, dtype), = outs
     if stack:
@@ -972,7 +940,7 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=
         for u, v in zip(ins, views):
             x = put(x, v, shape, u)
     x = x.reshape(shape)
-    return [lax.optimization_barrier(x) if materialize else x]
+    return [apart_on_cpu(x) if materialize else x]
 
 
 @rule("select_lanes")

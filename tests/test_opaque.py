@@ -1,0 +1,65 @@
+"""Values hidden from XLA's simplifier keep every bit and derivative (elena_jax/lower/opaque.py)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from elena_jax.lower import opaque
+
+SPECIAL = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-310, -2.5, 3.0])
+
+
+@pytest.fixture(params=["cpu", "other"])
+def lowered_for(request, monkeypatch):
+    """As lowered for the CPU (a barrier) and for other backends (an xor with an opaque zero)."""
+    if request.param == "other":
+        monkeypatch.setattr(jax.lax, "platform_dependent", lambda *args, default, **_: default(*args))
+    return request.param
+
+
+def same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.complex128])
+def test_unfolded_values_keep_their_bits_and_shapes(lowered_for, dt):
+    a = SPECIAL.astype(dt) * (1 - 1j if np.dtype(dt).kind == "c" else 1)
+    scalar, column, flags = np.asarray(0.7, dt), a[:, None], np.arange(8) % 2 == 0
+    with jax.enable_x64(True):
+        got = jax.jit(opaque.unfolded)((a, scalar, column, flags))
+    for g, w in zip(got, (a, scalar, column, flags)):
+        same_bits(g, w)
+
+
+def test_a_power_of_a_hidden_constant_stays_a_power(lowered_for):
+    # NB: XLA makes x ** 3.0 the product x * x * x; a zero from the constant alone is folded with it
+    x = np.random.default_rng(0).normal(size=1000)
+    cube = jax.jit(lambda x: jnp.power(*opaque.unfolded((x, jnp.float64(3.0)))))
+    with jax.enable_x64(True):
+        hlo = cube.lower(x).compile().as_text()
+        got = cube(x)
+    assert " power(" in hlo
+    np.testing.assert_allclose(got, x**3, rtol=1e-15)
+
+
+def test_derivatives_pass_through_unchanged(lowered_for):
+    f = lambda a, b: jnp.sum(jnp.multiply(*opaque.unfolded((a, b))) + opaque.rounded(a) ** 2)  # noqa: E731
+    a, b = np.linspace(-2, 2, 5), np.linspace(1, 3, 5)
+    with jax.enable_x64(True):
+        da, db = jax.grad(f, argnums=(0, 1))(a, b)
+        batched = jax.vmap(lambda a, b: jnp.multiply(*opaque.unfolded((a, b))))(a[:, None], b[:, None])
+    np.testing.assert_allclose(da, b + 2 * a, rtol=1e-15)
+    np.testing.assert_allclose(db, a, rtol=1e-15)
+    same_bits(batched, (a * b)[:, None])
+
+
+@pytest.mark.parametrize("hide", [opaque.apart_on_cpu, opaque.unfolded])
+def test_barriers_are_in_cpu_programs_only(hide):
+    # NB: XLA:GPU ends a kernel at each barrier; jax.export lowers for a GPU without one
+    x = np.arange(4.0, dtype=np.float32)
+    text = {p: jax.export.export(jax.jit(hide), platforms=[p])((x, x)).mlir_module() for p in ("cpu", "cuda")}
+    assert "optimization_barrier" in text["cpu"] and "optimization_barrier" not in text["cuda"]
+    same_bits(jax.jit(hide)((x, x))[0], x)
