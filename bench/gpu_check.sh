@@ -3,13 +3,15 @@
 # GPU, a CUDA jaxlib and numba-cuda (nothing is installed: the machine's python3 is used with this
 # checkout on PYTHONPATH). Writes into $OUT (default /tmp/elena_jax_gpu): env.txt (GPU, driver,
 # versions, CPU), pytest_gpu.txt, bench.log and the report gpu.json/.md/_speedup.png/_time_vs_size.png.
-# Each stage has its own time limit; the benchmark keeps the rows it finished if stopped.
+# Each stage has its own time limit (BENCH_S, TEST_S seconds); the benchmark keeps the rows it
+# finished if stopped. CASES=a,b runs only those cases.
 #   bash bench/gpu_check.sh            # about 4 minutes on one H100
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/elena_jax_gpu}
 PY=${PY:-python3}
 BENCH_S=${BENCH_S:-270}
+TEST_S=${TEST_S:-240}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 mkdir -p "$OUT"
 {
@@ -19,8 +21,9 @@ mkdir -p "$OUT"
   $PY -m pip list 2>/dev/null | grep -i -E "^(jax|numba|numpy|torch|pytest|hypothesis|cuda)"
 } >"$OUT/env.txt" 2>&1
 # The detection cases of the issue first: a run stopped at its limit loses the last cases only.
-CASES=valid_flags,delta2bbox,delta2bbox_cls84,tblr2bbox,gen_base_anchors,bbox2delta,clip_boxes,bbox_flip
-CASES=$CASES,xyxy_xywh,grid_anchors,standardize,box_blur,jacobi,normalize_channels,wave_1d,nms
+DEFAULT_CASES=valid_flags,delta2bbox,delta2bbox_cls84,tblr2bbox,gen_base_anchors,bbox2delta,clip_boxes,bbox_flip
+DEFAULT_CASES=$DEFAULT_CASES,xyxy_xywh,grid_anchors,standardize,box_blur,jacobi,normalize_channels,wave_1d,nms
+CASES=${CASES:-$DEFAULT_CASES}
 PEERS=numpy,elena_jax,elena_jax_noopt,elena_jax_numpy_io,jax_at,jax,elena_jax_kernel,torch
 timeout "$BENCH_S" $PY -m bench --device gpu --cases "$CASES" --peers "$PEERS" --repeats 20 \
   --json "$OUT/gpu.json" >"$OUT/bench.log" 2>&1
@@ -35,7 +38,7 @@ if compgen -G ".wheels/*.whl" >/dev/null; then
   $PY -m pip install -q --no-index --no-deps --no-compile --target /tmp/elena_jax_wheels .wheels/*.whl
   TEST_PATH=/tmp/elena_jax_wheels:$PWD
 fi
-PYTHONPATH=$TEST_PATH timeout 240 $PY -m pytest -q -rs -n 8 -p no:cacheprovider -o filterwarnings=default \
+PYTHONPATH=$TEST_PATH timeout "$TEST_S" $PY -m pytest -q -rfsxX -n 8 -p no:cacheprovider -o filterwarnings=default \
   tests/test_kernels_gpu.py tests/test_opaque.py tests/test_bench_cases.py tests/test_lower.py \
   >"$OUT/pytest_gpu.txt" 2>&1
 echo "pytest rc $?" >>"$OUT/pytest_gpu.txt"

@@ -68,9 +68,9 @@ def rounded(x):
 
 
 def _hidden(values: tuple) -> tuple:
-    """The float and complex ``values`` through `_xor` with a zero computed from all of them (a
-    complex one part by part); others as they are. NB: a zero computed from a constant alone
-    would be folded with it (``x ** 3.0`` became a product again)."""
+    """The float and complex ``values`` (broadcast together) through `_xor` with one zero computed
+    from all of them, a complex one part by part; others as they are. NB: a zero computed from a
+    constant alone would be folded with it (``x ** 3.0`` became a product again)."""
     inexact = [v for v in values if jnp.issubdtype(v.dtype, jnp.inexact)]
     if not inexact or not all(v.size for v in values):  # NB: nothing to compute
         return values
@@ -80,20 +80,25 @@ def _hidden(values: tuple) -> tuple:
     def hide(v):
         if not jnp.issubdtype(v.dtype, jnp.inexact):
             return v
-        # NB: the zero's elements at v's place in the broadcast (its first, along v's broadcast axes)
-        lead = zero.ndim - v.ndim
-        z = zero[(0,) * lead + tuple(slice(0, 1) if n == 1 else slice(None) for n in v.shape)]
         if jnp.iscomplexobj(v):
-            return lax.complex(_xor(lax.real(v), z), _xor(lax.imag(v), z))
-        return _xor(v, z)
+            return lax.complex(_xor(lax.real(v), zero), _xor(lax.imag(v), zero))
+        return _xor(v, zero)
 
     return tuple(hide(v) for v in values)
 
 
 def unfolded(values: tuple) -> tuple:
-    """``values`` (the operands of one operation) as they are, hidden from XLA's simplifier:
-    behind an optimization_barrier on the CPU, through `_hidden` on other backends."""
-    return lax.platform_dependent(tuple(values), cpu=lax.optimization_barrier, default=_hidden)
+    """``values`` (the operands of one operation) as they are, broadcast together, hidden from
+    XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere.
+    NB: broadcast before they are hidden, so that a GPU fuses the hiding into each element's
+    computation (a zero sliced to a smaller operand's shape made its own kernel)."""
+    shape = jnp.broadcast_shapes(*(jnp.shape(v) for v in values))
+
+    def together(values):
+        return tuple(jnp.broadcast_to(v, shape) for v in values)
+
+    return lax.platform_dependent(tuple(values), cpu=lambda v: together(lax.optimization_barrier(v)),
+                                  default=lambda v: _hidden(together(v)))
 
 
 def apart_on_cpu(x):
