@@ -151,7 +151,8 @@ def markdown(report: dict) -> str:
     out = [f"# elena_jax benchmark ({m['date']})", "",
            f"- Command: `{report['command']}`",
            f"- Machine: {m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}",
-           f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}",
+           f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}"
+           + (f" ({m['commit_note']})" if m.get("commit_note") else ""),
            f"- Load average (1, 5, 15 min) when the run ended: {m.get('load_average')}", "",
            "## Time per call", "",
            "Median of the timed calls in ms, and the speed-up over NumPy eager in parentheses. "

@@ -153,3 +153,16 @@ def test_failing_peer_is_recorded_not_raised(tmp_path, monkeypatch):
     assert failed["status"] == "failed"
     assert failed["error"] == "RuntimeError: import elena_jax failed: test"
     assert "RuntimeError" in failed["traceback"][-1]
+
+
+@needs_elena
+def test_hiding_counts_kernels_of_every_variant(capsys):
+    from bench import hiding
+
+    rows = hiding.main(["--sizes", "2e3", "--cases", "tblr2bbox"])
+    assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "jax_at", "jax:stack", "jax:lanes"]
+    assert all(r["kernels"] >= 1 and r["median_ms"] > 0 for r in rows)
+    assert "| tblr2bbox | 2000 | unhidden |" in capsys.readouterr().out
+    hlo = "HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n" \
+          "  %f = f32[4] fusion(f32[4] %p), kind=kLoop\n  ROOT %c = f32[4] copy(f32[4] %f)\n}\n"
+    assert hiding.kernels(hlo) == ["fusion", "copy"]

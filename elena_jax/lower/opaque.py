@@ -44,7 +44,6 @@ def opaque_one(x):
     return lax.add(lax.abs(zero), np.ones((), zero.dtype))
 
 
-@jax.custom_jvp
 def _xor(x, zero):
     """``x`` with its bits xor those of ``zero`` (+-0.0 or 0: no bit), as a value XLA cannot see."""
     bits = np.dtype(f"u{x.dtype.itemsize}")
@@ -52,9 +51,7 @@ def _xor(x, zero):
     return lax.bitcast_convert_type(lax.bitwise_xor(lax.bitcast_convert_type(x, bits), zero), x.dtype)
 
 
-_xor.defjvp(lambda primals, tangents: (_xor(*primals), tangents[0]))
-
-
+@jax.custom_jvp
 def rounded(x):
     """``x`` as it is, through an operation XLA and LLVM cannot see through.
 
@@ -67,10 +64,15 @@ def rounded(x):
     return _xor(x, opaque_zero(x))
 
 
+rounded.defjvp(lambda primals, tangents: (rounded(*primals), *tangents))
+
+
+@jax.custom_jvp
 def _hidden(values: tuple) -> tuple:
     """The float and complex ``values`` (broadcast together) through `_xor` with one zero computed
     from all of them, a complex one part by part; others as they are. NB: a zero computed from a
-    constant alone would be folded with it (``x ** 3.0`` became a product again)."""
+    constant alone would be folded with it (``x ** 3.0`` became a product again). One custom
+    derivative for all of them: tracing one per operand tripled the time to trace a program."""
     inexact = [v for v in values if jnp.issubdtype(v.dtype, jnp.inexact)]
     if not inexact or not all(v.size for v in values):  # NB: nothing to compute
         return values
@@ -87,22 +89,37 @@ def _hidden(values: tuple) -> tuple:
     return tuple(hide(v) for v in values)
 
 
+_hidden.defjvp(lambda primals, tangents: (_hidden(*primals), *tangents))
+
+
+def _together(values: tuple) -> tuple:
+    shape = jnp.broadcast_shapes(*(jnp.shape(v) for v in values))
+    return tuple(jnp.broadcast_to(v, shape) for v in values)
+
+
+def _apart(values: tuple) -> tuple:
+    return _together(lax.optimization_barrier(values))
+
+
+def _hidden_together(values: tuple) -> tuple:
+    return _hidden(_together(values))
+
+
 def unfolded(values: tuple) -> tuple:
     """``values`` (the operands of one operation) as they are, broadcast together, hidden from
     XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere.
     NB: broadcast before they are hidden, so that a GPU fuses the hiding into each element's
-    computation (a zero sliced to a smaller operand's shape made its own kernel)."""
-    shape = jnp.broadcast_shapes(*(jnp.shape(v) for v in values))
+    computation (a zero sliced to a smaller operand's shape made its own kernel). The branches
+    are module functions, so that JAX reuses their traces for operands of the same types."""
+    return lax.platform_dependent(tuple(values), cpu=_apart, default=_hidden_together)
 
-    def together(values):
-        return tuple(jnp.broadcast_to(v, shape) for v in values)
 
-    return lax.platform_dependent(tuple(values), cpu=lambda v: together(lax.optimization_barrier(v)),
-                                  default=lambda v: _hidden(together(v)))
+def _as_is(x):
+    return x
 
 
 def apart_on_cpu(x):
     """``x`` behind an optimization_barrier in a CPU program, as it is elsewhere: a CPU-only
     measure (a fusion root for XLA:CPU, a value computed once) that would cost a kernel
     boundary on a GPU."""
-    return lax.platform_dependent(x, cpu=lax.optimization_barrier, default=lambda v: v)
+    return lax.platform_dependent(x, cpu=lax.optimization_barrier, default=_as_is)

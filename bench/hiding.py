@@ -1,0 +1,113 @@
+"""What NumPy's rounding costs a compiled program on this machine's default backend.
+
+elena_jax hides the operands of float arithmetic from XLA's simplifier (lower/opaque.py),
+so that XLA cannot fold steps NumPy rounds one by one. Per case at size n, this measures
+the compiled program's kernels (the instructions of its entry computation: fusions,
+custom calls, copies), its temporary memory and its median time, for:
+
+- ``elena_jax``: the program as elena_jax lowers it for this backend;
+- ``unhidden``: the same with no hiding and no barriers at all (what XLA makes of the
+  program when it may fold: faster where hiding splits a fusion, not NumPy's bit for bit);
+- ``jax_at`` and each hand restructuring ``jax:<form>`` of the case.
+
+Run: ``python -m bench.hiding [--sizes 1e6] [--cases delta2bbox,xyxy_xywh]``; on a GPU
+machine it measures the GPU (bench/gpu_check.sh runs the benchmark and the GPU tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections.abc import Callable
+
+import jax
+import numpy as np
+
+import elena_jax
+from elena_jax.lower import rules
+
+from .cases import CASES
+from .harness import split_args
+
+_NOT_KERNELS = {"parameter", "tuple", "get-tuple-element", "bitcast", "constant"}
+_UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
+
+
+def kernels(hlo: str) -> list[str]:
+    """The opcodes of the entry computation's instructions that run as kernels."""
+    entry = hlo[hlo.index("ENTRY"):]
+    entry = entry[:entry.index("\n}")]
+    return [op for op in re.findall(r"=\s*\S+\s+([a-z\-]+)\(", entry) if op not in _NOT_KERNELS]
+
+
+def _median_s(compiled: Callable, args: list, repeats: int = 60) -> float:
+    for _ in range(3):
+        jax.block_until_ready(compiled(*args))
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        jax.block_until_ready(compiled(*args))
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def _compiled(fn: Callable, args: list, unhidden: bool = False):
+    real = {name: getattr(rules, name) for name in _UNHIDDEN}
+    if unhidden:  # NB: the lowering rules look these up when elena_jax's program is traced
+        for name, f in _UNHIDDEN.items():
+            setattr(rules, name, f)
+    try:
+        return jax.jit(fn).lower(*args).compile()
+    finally:
+        for name, f in real.items():
+            setattr(rules, name, f)
+
+
+def measure(name: str, n: int) -> list[dict]:
+    """One row per variant of case ``name`` at size ``n``."""
+    case = CASES[name]
+    arrays, bind = split_args(case.inputs(n))
+    args = [jax.device_put(a, jax.devices()[0]) for a in arrays]
+    variants = {"elena_jax": (case.numpy_fn, True), "unhidden": (case.numpy_fn, True)}
+    if case.jax_at is not None:
+        variants["jax_at"] = (case.jax_at, False)
+    variants.update({f"jax:{k}": (f, False) for k, f in case.jax_restructured.items()})
+    rows = []
+    for variant, (fn, elena) in variants.items():
+        if elena:
+            pure = elena_jax.pure(fn)
+            fn = lambda *a, pure=pure: pure(*a)[0]  # noqa: E731
+        compiled = _compiled(bind(fn), args, unhidden=variant == "unhidden")
+        ops = kernels(compiled.as_text())
+        rows.append({"case": name, "n": n, "variant": variant, "median_ms": 1e3 * _median_s(compiled, args),
+                     "kernels": len(ops), "kinds": {k: ops.count(k) for k in sorted(set(ops))},
+                     "temp_mib": compiled.memory_analysis().temp_size_in_bytes / 2**20})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    p = argparse.ArgumentParser(prog="python -m bench.hiding", description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="1e6")
+    p.add_argument("--cases", default="delta2bbox,tblr2bbox,bbox2delta,xyxy_xywh,gen_base_anchors,jacobi,wave_1d")
+    p.add_argument("--json", default=None, help="also write the rows to this file")
+    args = p.parse_args(argv)
+    rows = []
+    print(f"backend {jax.default_backend()}: {jax.devices()[0].device_kind}")
+    print("| case | n | variant | median ms | kernels | temporaries MiB |\n|---|---:|---|---:|---:|---:|")
+    with jax.enable_x64(True):
+        for n in (int(float(s)) for s in args.sizes.split(",")):
+            for name in args.cases.split(","):
+                for r in measure(name, n):
+                    rows.append(r)
+                    print(f"| {r['case']} | {n} | {r['variant']} | {r['median_ms']:.3f} | {r['kernels']} | "
+                          f"{r['temp_mib']:.1f} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
