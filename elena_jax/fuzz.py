@@ -1256,6 +1256,19 @@ class Campaign:
     style: str = "general"  # a key of STYLES
     vmap_every: int = 50  # every k-th program is also checked under jax.vmap (0: none)
     grad_every: int = 50  # every k-th program with a float input is also checked under jax.grad (0: none)
+    as_gpu: bool = False  # lower every program as for a GPU (see `lower_as_gpu`)
+
+
+def _other_backends(*args, default, **_):
+    return default(*args)
+
+
+def lower_as_gpu() -> None:
+    """From now on, this process lowers every program as for a GPU: the hiding of
+    lower/opaque.py's other-backend branch in place of the CPU's barriers, whatever device runs
+    it. So a campaign on the CPU checks that hiding against NumPy, on XLA:CPU, whose simplifier
+    (the one that would fold NumPy's steps) is XLA:GPU's too."""
+    jax.lax.platform_dependent = _other_backends
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -1263,6 +1276,8 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
 
     Known bugs (`KNOWN`) never stop it; a new failure does unless ``c.keep_going``.
     """
+    if c.as_gpu:  # NB: here, in the worker process that checks them
+        lower_as_gpu()
     failures: list[Failure] = []
     done = 0
     for lo in range(start, stop, c.batch):
@@ -1331,7 +1346,8 @@ def run_campaign(c: Campaign, n: int, start: int = 0, workers: int = 0, chunk: i
             for f in found:
                 failures.append(f)
                 log(f"{'KNOWN BUG' if f.known else 'MISMATCH'} at program {f.index} (replay: python -m "
-                    f"elena_jax.fuzz --seed {c.seed} --steps {c.steps} --style {c.style} --replay {f.index})\n{f}",
+                    f"elena_jax.fuzz --seed {c.seed} --steps {c.steps} --style {c.style} --replay {f.index}"
+                    f"{' --as-gpu' if c.as_gpu else ''})\n{f}",
                     flush=True)
             elapsed = time.perf_counter() - t0
             new = sum(f.known is None for f in failures)
@@ -1399,10 +1415,14 @@ def main(argv: list[str] | None = None) -> int:
                         "or on float16, narrow integers and complex numbers (dtypes), NumPy's library "
                         "functions (library, and over the dtypes style's types: library-dtypes)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")
+    parser.add_argument("--as-gpu", action="store_true",
+                        help="lower the programs as for a GPU (lower/opaque.py's hiding) while they run here")
     args = parser.parse_args(argv)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
-                 args.vmap_every, args.grad_every)
+                 args.vmap_every, args.grad_every, args.as_gpu)
     if args.replay is not None:
+        if args.as_gpu:
+            lower_as_gpu()
         p = program_at(args.seed, args.replay, args.steps, args.style)
         print(repr(p))
         found = [f for jit in (True, False) for f in batch_failures([p], jit=jit)]
@@ -1415,6 +1435,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = "op by op" if args.no_jit else f"jit, batches of {args.batch}, every {args.eager_every}th op by op"
     mode += f", every {args.vmap_every}th under vmap" if args.vmap_every else ""
     mode += f", every {args.grad_every}th under grad" if args.grad_every else ""
+    mode += ", lowered as for a GPU" if args.as_gpu else ""
     print(f"{done} {args.style} programs ({args.start} .. {args.start + done - 1}), seed {args.seed}, {mode}: "
           f"{new} new mismatches with NumPy (passes on and off), {len(failures) - new} known bugs, "
           f"{elapsed:.0f} s, {done / elapsed:.1f} programs/s", flush=True)

@@ -81,6 +81,15 @@ def test_random_styled_programs_match_numpy(style, lo, hi):
     assert_campaign_agrees(STYLED[style], lo, hi)
 
 
+@pytest.mark.parametrize("style", ["general", "dtypes"])
+def test_random_programs_lowered_as_for_a_gpu_match_numpy(style, monkeypatch):
+    # NB: lower/opaque.py's other-backend hiding, checked on XLA:CPU (whose simplifier a GPU shares)
+    monkeypatch.setattr(jax.lax, "platform_dependent", jax.lax.platform_dependent)  # restored after
+    c = Campaign(seed=4407, style=style, vmap_every=10, grad_every=10, as_gpu=True)
+    assert_campaign_agrees(c, 0, 40)
+    assert jax.lax.platform_dependent is fuzz._other_backends
+
+
 @SAMPLE
 @given(programs(max_steps=5))
 def test_random_programs_match_numpy_op_by_op(program):
