@@ -14,6 +14,13 @@ BENCH_S=${BENCH_S:-270}
 TEST_S=${TEST_S:-240}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 mkdir -p "$OUT"
+# Wheels in .wheels/ (if any) go first on the path: the image seen on 2026-11-26 had numba-cuda
+# 0.30.4, which fails to import with its NumPy 2.5.2 (np.row_stack is gone), so NumPy 2.4.6 was
+# carried there (see bench/results/20261126_gpu_tests.txt).
+if compgen -G ".wheels/*.whl" >/dev/null; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --target /tmp/elena_jax_wheels .wheels/*.whl
+  export PYTHONPATH=/tmp/elena_jax_wheels:$PYTHONPATH
+fi
 {
   date -u; nvidia-smi; lscpu | grep -E "Model name|^CPU\(s\)|Flags" | cut -c1-200
   $PY -c "import jax, jaxlib, numpy, numba; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__, \
@@ -30,15 +37,8 @@ timeout "$BENCH_S" $PY -m bench --device gpu --cases "$CASES" --peers "$PEERS" -
 echo "bench rc $?" >>"$OUT/bench.log"
 [ -f "$OUT/gpu.md" ] || $PY -m bench --report "$OUT/gpu.json" >>"$OUT/bench.log" 2>&1
 # The tests that need a GPU, and the differential tests of the bench cases and of NumPy's
-# rounding run on it. Wheels in .wheels/ (if any) are put first on the tests' path: the image
-# seen on 2026-11-26 had numba-cuda 0.30.4, which fails importing with its NumPy 2.5.2
-# (np.row_stack is gone), so NumPy 2.4.6 was carried there.
-TEST_PATH=$PWD
-if compgen -G ".wheels/*.whl" >/dev/null; then
-  $PY -m pip install -q --no-index --no-deps --no-compile --target /tmp/elena_jax_wheels .wheels/*.whl
-  TEST_PATH=/tmp/elena_jax_wheels:$PWD
-fi
-PYTHONPATH=$TEST_PATH timeout "$TEST_S" $PY -m pytest -q -rfsxX -n 8 -p no:cacheprovider -o filterwarnings=default \
+# rounding, run on it.
+timeout "$TEST_S" $PY -m pytest -q -rfsxX -n 8 -p no:cacheprovider -o filterwarnings=default \
   tests/test_kernels_gpu.py tests/test_opaque.py tests/test_bench_cases.py tests/test_lower.py \
   >"$OUT/pytest_gpu.txt" 2>&1
 echo "pytest rc $?" >>"$OUT/pytest_gpu.txt"
