@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .cases import CASES
 from .harness import PEERS, run_case
-from .report import machine, render, write
+from .report import machine, render, save_json, write
 
 RESULTS = Path(__file__).parent / "results"
 QUICK_SKIP = {"torch_compile": "not run under --quick (Inductor compiles take 5-50 s per case)"}
@@ -82,7 +82,6 @@ def main(argv: list[str] | None = None) -> dict:
     stamp = report["machine"]["date"][:10].replace("-", "")
     default = RESULTS / f"{stamp}_{args.device}{'_quick' if args.quick else ''}.json"
     out = Path(args.json) if args.json else default
-    out.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm([(c, n) for c in names for n in sizes], desc="bench", file=sys.stderr,
                dynamic_ncols=True)
     for name, n in bar:
@@ -90,7 +89,7 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append(run_case(CASES[name], n, args.repeats, peers, args.device, skip,
                              progress=lambda peer: bar.set_postfix_str(peer)))
         # NB: the rows so far, so that a run stopped midway keeps them (`--report` renders them)
-        out.write_text(json.dumps(report, indent=1) + "\n")
+        save_json(report, out)
     report["machine"] = machine()  # the load average and date at the end of the run
     report["outputs"] = write(report, out)
     print("wrote " + ", ".join(report["outputs"]), file=sys.stderr)

@@ -6,8 +6,9 @@ the compiled program's kernels (the instructions of its entry computation: fusio
 custom calls, copies), its temporary memory and its median time, for:
 
 - ``elena_jax``: the program as elena_jax lowers it for this backend;
-- ``unhidden``: the same with no hiding and no barriers at all (what XLA makes of the
-  program when it may fold: faster where hiding splits a fusion, not NumPy's bit for bit);
+- ``unhidden``: the same without `opaque.unfolded`'s hiding of arithmetic operands and without
+  the CPU-only barriers (the divisors' opaque 1.0, ``fma=False``'s rounded products and the sums'
+  barriers stay): what XLA makes of the program where it may fold, not NumPy's bit for bit;
 - ``jax_at`` and each hand restructuring ``jax:<form>`` of the case.
 
 Run: ``python -m bench.hiding [--sizes 1e6] [--cases delta2bbox,xyxy_xywh]``; on a GPU

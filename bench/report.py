@@ -152,6 +152,7 @@ def markdown(report: dict) -> str:
            f"- Command: `{report['command']}`",
            f"- Machine: {m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}",
            f"- Devices: {', '.join(m['devices'])}; versions: {v}; commit {m['commit']}"
+           # NB: a note added to a result file by hand (a device whose copy of .git was stale)
            + (f" ({m['commit_note']})" if m.get("commit_note") else ""),
            f"- Load average (1, 5, 15 min) when the run ended: {m.get('load_average')}", "",
            "## Time per call", "",
@@ -273,12 +274,17 @@ def plots(report: dict, stem: Path) -> list[str]:
 
 
 
-def write(report: dict, out: Path) -> list[str]:
-    """The JSON report at ``out``, with its markdown report and plots beside it; their paths."""
+def save_json(report: dict, out: Path) -> str:
+    """The JSON report written at ``out``; its text."""
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(report, indent=1) + "\n"
     out.write_text(text)
-    return render(json.loads(text), out)  # NB: rendered as `--report` renders the file
+    return text
+
+
+def write(report: dict, out: Path) -> list[str]:
+    """The JSON report at ``out``, with its markdown report and plots beside it; their paths."""
+    return render(json.loads(save_json(report, out)), out)  # NB: rendered as `--report` renders the file
 
 
 def render(report: dict, out: Path) -> list[str]:

@@ -92,6 +92,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ._aliases import copy_tree
+from .lower import opaque
 from .numpy.ufuncs import numpy_folds
 from .testing import RTOL, assert_same, check_against_numpy
 
@@ -1256,19 +1257,7 @@ class Campaign:
     style: str = "general"  # a key of STYLES
     vmap_every: int = 50  # every k-th program is also checked under jax.vmap (0: none)
     grad_every: int = 50  # every k-th program with a float input is also checked under jax.grad (0: none)
-    as_gpu: bool = False  # lower every program as for a GPU (see `lower_as_gpu`)
-
-
-def _other_backends(*args, default, **_):
-    return default(*args)
-
-
-def lower_as_gpu() -> None:
-    """From now on, this process lowers every program as for a GPU: the hiding of
-    lower/opaque.py's other-backend branch in place of the CPU's barriers, whatever device runs
-    it. So a campaign on the CPU checks that hiding against NumPy, on XLA:CPU, whose simplifier
-    (the one that would fold NumPy's steps) is XLA:GPU's too."""
-    jax.lax.platform_dependent = _other_backends
+    as_gpu: bool = False  # lower every program as for a GPU (lower/opaque.py's lowered_as_gpu)
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -1276,8 +1265,11 @@ def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]
 
     Known bugs (`KNOWN`) never stop it; a new failure does unless ``c.keep_going``.
     """
-    if c.as_gpu:  # NB: here, in the worker process that checks them
-        lower_as_gpu()
+    with opaque.lowered_as_gpu() if c.as_gpu else contextlib.nullcontext():  # NB: in the worker's process
+        return _check_range(c, start, stop)
+
+
+def _check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
     failures: list[Failure] = []
     done = 0
     for lo in range(start, stop, c.batch):
@@ -1421,11 +1413,10 @@ def main(argv: list[str] | None = None) -> int:
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
                  args.vmap_every, args.grad_every, args.as_gpu)
     if args.replay is not None:
-        if args.as_gpu:
-            lower_as_gpu()
         p = program_at(args.seed, args.replay, args.steps, args.style)
         print(repr(p))
-        found = [f for jit in (True, False) for f in batch_failures([p], jit=jit)]
+        with opaque.lowered_as_gpu() if args.as_gpu else contextlib.nullcontext():
+            found = [f for jit in (True, False) for f in batch_failures([p], jit=jit)]
         print("\n".join(map(str, found)) if found else "agrees with NumPy (jit and op by op, passes on and off)")
         return 1 if found else 0
     start = time.perf_counter()

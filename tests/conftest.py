@@ -1,4 +1,4 @@
-"""Test-session setup: one XLA compilation cache for the whole run.
+"""Test-session setup: one XLA compilation cache for the whole run, and shared fixtures.
 
 Most tests compile small programs, and many compile the same one twice (a
 function with passes on and off often lowers to the same HLO; tests share
@@ -14,6 +14,9 @@ import shutil
 import tempfile
 
 import jax
+import pytest
+
+from elena_jax.lower import opaque
 
 _FOLDER = "ELENA_JAX_TEST_XLA_CACHE"
 
@@ -30,3 +33,15 @@ def pytest_configure(config) -> None:
 def pytest_unconfigure(config) -> None:
     if getattr(config, "_elena_jax_cache_owner", False):
         shutil.rmtree(os.environ.pop(_FOLDER), ignore_errors=True)
+
+
+@pytest.fixture(params=["native", "as_gpu"])
+def lowered_for(request):
+    """The test twice: lowered for the backend that runs it, and as for a GPU (lower/opaque.py's
+    hiding in place of the CPU's barriers). On the CPU, the second checks the hiding on XLA:CPU,
+    whose simplifier is XLA:GPU's; on a GPU both are the GPU's lowering."""
+    if request.param == "native":
+        yield request.param
+        return
+    with opaque.lowered_as_gpu():
+        yield request.param

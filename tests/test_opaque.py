@@ -10,28 +10,39 @@ from elena_jax.lower import opaque
 SPECIAL = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-310, -2.5, 3.0])
 
 
-@pytest.fixture(params=["cpu", "other"])
-def lowered_for(request, monkeypatch):
-    """As lowered for the CPU (a barrier) and for other backends (an xor with an opaque zero)."""
-    if request.param == "other":
-        monkeypatch.setattr(jax.lax, "platform_dependent", lambda *args, default, **_: default(*args))
-    return request.param
-
-
 def same_bits(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype
     assert got.tobytes() == want.tobytes()
 
 
-@pytest.mark.parametrize("dt", [np.float64, np.float32, np.complex128])
+def payload_nan(dt):
+    """A NaN with a payload and its sign bit set: its bits must come through too."""
+    bits = np.dtype(f"u{np.dtype(dt).itemsize}")
+    top = np.array(np.nan, dt).view(bits)
+    return (top | bits.type(1) | bits.type(1) << bits.type(8 * np.dtype(dt).itemsize - 1)).view(dt)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16, jnp.bfloat16, np.complex128])
 def test_unfolded_values_keep_their_bits_broadcast_together(lowered_for, dt):
-    a = SPECIAL.astype(dt) * (1 - 1j if np.dtype(dt).kind == "c" else 1)
-    values = (a[None, :], np.asarray(0.7, dt), a[:, None], np.arange(8) % 2 == 0)
+    real = np.dtype(dt).kind != "c"
+    a = np.append(SPECIAL, 0.0).astype(dt if real else np.float64)
+    a[-1] = payload_nan(a.dtype)
+    a = a.astype(dt) * (1 if real else 1 - 1j)
+    values = (a[None, :], np.asarray(0.7, dt), a[:, None], np.arange(9) % 2 == 0)
     with jax.enable_x64(True):
         got = jax.jit(opaque.unfolded)(values)
     for g, w in zip(got, values):
-        same_bits(g, np.broadcast_to(w, (8, 8)))
+        same_bits(g, np.broadcast_to(w, (9, 9)))
+
+
+@pytest.mark.parametrize("shapes", [[(), ()], [(0, 3), (3,)], [(2, 0), ()]])
+def test_unfolded_scalars_and_empty_operands(lowered_for, shapes):
+    values = tuple(np.full(s, -0.0) for s in shapes)
+    with jax.enable_x64(True):
+        got = jax.jit(opaque.unfolded)(values)
+    for g, w in zip(got, np.broadcast_arrays(*values)):
+        same_bits(g, w)
 
 
 def test_a_power_of_a_hidden_constant_stays_a_power(lowered_for):

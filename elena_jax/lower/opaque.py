@@ -15,13 +15,17 @@ one (delta2bbox of 1e6 boxes on an H100: 13 kernels and 153 MiB of temporaries
 with barriers, 2 kernels and none without;
 bench/results/20261126_gpu.md).
 
-Invariant: every function returns its operands' exact values (signed zeros,
-infinities and NaN payloads included) and their derivatives unchanged.
+Invariant: `rounded`, `unfolded` and `apart_on_cpu` return their operands' exact
+values (signed zeros, infinities and NaN payloads included; `unfolded` broadcast
+together) and their derivatives unchanged.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+from collections.abc import Callable, Iterator
 
 import jax
 import jax.numpy as jnp
@@ -74,15 +78,14 @@ def _hidden(values: tuple) -> tuple:
     constant alone would be folded with it (``x ** 3.0`` became a product again). One custom
     derivative for all of them: tracing one per operand tripled the time to trace a program."""
     inexact = [v for v in values if jnp.issubdtype(v.dtype, jnp.inexact)]
-    if not inexact or not all(v.size for v in values):  # NB: nothing to compute
+    if not inexact or not all(v.size for v in values):  # NB: nothing to hide, or to compute
         return values
-    zero = opaque_zero(functools.reduce(jnp.multiply, [lax.real(v) if jnp.iscomplexobj(v) else v
-                                                       for v in inexact]))
+    zero = opaque_zero(functools.reduce(jnp.multiply, [jnp.real(v) for v in inexact]))
 
     def hide(v):
         if not jnp.issubdtype(v.dtype, jnp.inexact):
             return v
-        if jnp.iscomplexobj(v):
+        if jnp.issubdtype(v.dtype, jnp.complexfloating):
             return lax.complex(_xor(lax.real(v), zero), _xor(lax.imag(v), zero))
         return _xor(v, zero)
 
@@ -92,34 +95,69 @@ def _hidden(values: tuple) -> tuple:
 _hidden.defjvp(lambda primals, tangents: (_hidden(*primals), *tangents))
 
 
-def _together(values: tuple) -> tuple:
-    shape = jnp.broadcast_shapes(*(jnp.shape(v) for v in values))
-    return tuple(jnp.broadcast_to(v, shape) for v in values)
+_AS_GPU = contextvars.ContextVar("lowered_as_gpu", default=False)
 
 
+@contextlib.contextmanager
+def lowered_as_gpu() -> Iterator[None]:
+    """Within: programs are lowered as for a GPU (the hiding, not the CPU's barriers) whatever
+    device runs them, so that a test or a fuzz campaign checks the hiding against NumPy on
+    XLA:CPU, whose simplifier is XLA:GPU's. JAX's caches are cleared on entry and on exit: a
+    trace made on the other side would be reused."""
+    token = _AS_GPU.set(True)
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        _AS_GPU.reset(token)
+        jax.clear_caches()
+
+
+def _per_backend(values, cpu: Callable, other: Callable):
+    """``cpu(values)`` in a CPU program, ``other(values)`` elsewhere: chosen when the program is
+    lowered for its device; for concrete values (a program run op by op), at once, by their device."""
+    if _AS_GPU.get():
+        return other(values)
+    leaves = jax.tree.leaves(values)
+    if any(isinstance(v, jax.core.Tracer) for v in leaves):
+        return lax.platform_dependent(values, cpu=cpu, default=other)
+    devices = [d for v in leaves if hasattr(v, "devices") for d in v.devices()]
+    platform = devices[0].platform if devices else jax.default_backend()
+    return cpu(values) if platform == "cpu" else other(values)
+
+
+def broadcast_together(*xs) -> list:
+    """``xs`` (arrays) broadcast to their common shape, as NumPy's operands are."""
+    shape = np.broadcast_shapes(*(np.shape(x) for x in xs))
+    return [x if np.shape(x) == shape else jnp.broadcast_to(x, shape) for x in xs]
+
+
+# NB: the branches are module functions, so that JAX reuses their traces for operands of the
+# same types (a closure per operation tripled the time to trace a program)
 def _apart(values: tuple) -> tuple:
-    return _together(lax.optimization_barrier(values))
+    """The CPU's branch: behind a barrier, then broadcast (the other branch's shapes)."""
+    return tuple(broadcast_together(*lax.optimization_barrier(values)))
 
 
 def _hidden_together(values: tuple) -> tuple:
-    return _hidden(_together(values))
+    """The other backends' branch: broadcast, then hidden (a zero sliced to a smaller operand's
+    shape made kernels of its own on a GPU)."""
+    return _hidden(tuple(broadcast_together(*values)))
+
+
+def _as_is(x):
+    """Another backend's branch of `apart_on_cpu`: nothing to do."""
+    return x
 
 
 def unfolded(values: tuple) -> tuple:
     """``values`` (the operands of one operation) as they are, broadcast together, hidden from
-    XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere.
-    NB: broadcast before they are hidden, so that a GPU fuses the hiding into each element's
-    computation (a zero sliced to a smaller operand's shape made its own kernel). The branches
-    are module functions, so that JAX reuses their traces for operands of the same types."""
-    return lax.platform_dependent(tuple(values), cpu=_apart, default=_hidden_together)
-
-
-def _as_is(x):
-    return x
+    XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere."""
+    return _per_backend(tuple(values), _apart, _hidden_together)
 
 
 def apart_on_cpu(x):
     """``x`` behind an optimization_barrier in a CPU program, as it is elsewhere: a CPU-only
     measure (a fusion root for XLA:CPU, a value computed once) that would cost a kernel
     boundary on a GPU."""
-    return lax.platform_dependent(x, cpu=lax.optimization_barrier, default=_as_is)
+    return _per_backend(x, lax.optimization_barrier, _as_is)

@@ -23,7 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
-from .opaque import apart_on_cpu, opaque_one, rounded, unfolded
+from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded
 from .summation import in_pieces, pairwise_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
@@ -87,7 +87,7 @@ def _divide(a, b):
     multiplied by a 1.0 XLA cannot see through (`opaque_one`), so that it cannot tell whether the
     divisor is constant along an axis, and divides element by element. (Constants reach the
     lowering as traced values inside ``jit``, so a divisor cannot be told apart here.)"""
-    a, b = _broadcast(a, b)
+    a, b = broadcast_together(a, b)
     if jnp.issubdtype(a.dtype, jnp.complexfloating):
         return _complex_divide(a, b)
     return lax.div(a, b * opaque_one(a))
@@ -115,7 +115,7 @@ def _complex_divide(a, b):
 def _float_divmod(a, b):
     """NumPy's float divmod (npy_divmod): the quotient snapped to an integer, zeros signed as
     NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero)."""
-    a, b = _broadcast(a, b)
+    a, b = broadcast_together(a, b)
     zero = jnp.zeros_like(a)
     mod = lax.rem(a, b)  # C fmod
     quotient = _divide(a, b)
@@ -151,14 +151,9 @@ UFUNC_IMPL: dict[str, Callable] = {
 }
 
 
-def _broadcast(*xs):
-    shape = np.broadcast_shapes(*(x.shape for x in xs))
-    return [x if x.shape == shape else jnp.broadcast_to(x, shape) for x in xs]
-
-
 def _lax(f: Callable) -> Callable:
     """A lax primitive with NumPy broadcasting (jnp's ufuncs are nested jits, slow to trace)."""
-    return lambda *xs: f(*_broadcast(*xs))
+    return lambda *xs: f(*broadcast_together(*xs))
 
 
 def _by_parts(f: Callable) -> Callable:
@@ -166,7 +161,7 @@ def _by_parts(f: Callable) -> Callable:
     NB: XLA:CPU's own complex addition of a constant zero kept -0.0 - 0.0j (NumPy's 0.0 + 0.0j)."""
 
     def g(x, y):
-        x, y = _broadcast(x, y)
+        x, y = broadcast_together(x, y)
         if x.dtype.kind != "c":
             return f(x, y)
         return lax.complex(f(lax.real(x), lax.real(y)), f(lax.imag(x), lax.imag(y)))
@@ -181,7 +176,7 @@ UFUNC_IMPL.update({
     "maximum": _lax(lax.max), "minimum": _lax(lax.min),
     "less": _lax(lax.lt), "less_equal": _lax(lax.le), "greater": _lax(lax.gt),
     "greater_equal": _lax(lax.ge), "equal": _lax(lax.eq), "not_equal": _lax(lax.ne),
-    "clip": lambda x, lo, hi: lax.min(*_broadcast(lax.max(*_broadcast(x, lo)), hi)),
+    "clip": lambda x, lo, hi: lax.min(*broadcast_together(lax.max(*broadcast_together(x, lo)), hi)),
 })
 _FLOAT_ONLY = {"divide": _divide}
 
@@ -198,7 +193,7 @@ def _through_unsigned(f: Callable, widest: int = 4) -> Callable:
     ``x * x < 0`` to False (dtypes fuzz seed 4274 #539: ``np.abs(a * a)`` of int8)."""
 
     def g(x, y):
-        x, y = _broadcast(x, y)
+        x, y = broadcast_together(x, y)
         if x.dtype.kind != "i" or x.dtype.itemsize > widest:
             return f(x, y)
         u = np.dtype(f"u{x.dtype.itemsize}")
@@ -226,7 +221,7 @@ def products_rounded(on: bool) -> Iterator[None]:
 
 def _multiply(a, b):
     """NumPy's ``a * b``; of floats each product rounded on its own where `products_rounded`."""
-    a, b = _broadcast(a, b)
+    a, b = broadcast_together(a, b)
     if a.dtype.kind not in "fc" or not _PRODUCTS_ROUNDED.get():
         return _signed_multiply(a, b)
     if a.dtype.kind == "c":
@@ -292,7 +287,7 @@ def _power(x, y):
     """NumPy's ``x ** y``; of integers by squaring over every bit of ``y``, wrapping as NumPy's
     loop does. NB: jax.numpy's integer power looks at the low 6 bits of a traced exponent only
     (``13 ** 99`` was ``13 ** 35`` there, ``2 ** 64`` was 1 where NumPy's is 0)."""
-    x, y = _broadcast(x, y)
+    x, y = broadcast_together(x, y)
     if x.dtype.kind == "f" and _PRODUCTS_ROUNDED.get():
         return rounded(jnp.power(x, y))  # NB: XLA makes x ** 2 a product
     if x.dtype.kind not in "iu":
@@ -309,7 +304,8 @@ def _power(x, y):
 def _fusion_root(shift: Callable) -> Callable:
     """NB: jaxlib 0.10.2's XLA:CPU crashed at run time on a shift fused into the computation of
     another op with several users of it (`b[2:0:-1] <<= 3; b <<= 1` beside `c << 0`, fuzz
-    seed 4249; docs/fuzzing.md). Behind an optimization_barrier a shift is the root of its fusion."""
+    seed 4249; docs/fuzzing.md). Behind an optimization_barrier (on the CPU only: apart_on_cpu) a shift
+    is the root of its fusion."""
     return lambda x, y: apart_on_cpu(shift(x, y))
 
 
