@@ -604,6 +604,36 @@ for _name, _ufunc in _BINARY.items():
     if _name != "divmod":
         setattr(Tracer, f"__i{_name}__", _i)
 
+
+def _fast_power(base: Tracer, exponent):
+    """The ufunc NumPy's ``**`` takes for a float or complex array and an exact Python ``2``,
+    ``-1`` or ``0.5`` (its fast_scalar_power): square, reciprocal, sqrt, whose values are not
+    power's (of complex numbers in the last bits; ``-0.0 ** 0.5`` is -0.0 for float16 too); else
+    None. NB: not for ``np.float64(0.5)`` or ``2.0``, nor in ``np.power``."""
+    if base.dtype.kind not in "fc":
+        return None
+    if type(exponent) is int and exponent in (2, -1):
+        return np.square if exponent == 2 else np.reciprocal
+    return np.sqrt if type(exponent) is float and exponent == 0.5 else None
+
+
+def _power(self, other):
+    fast = _fast_power(self, other)
+    return fast(self) if fast else np.power(self, other)
+
+
+def _ipower(self, other):
+    fast = _fast_power(self, other)
+    if fast is None or self.scalar:
+        return _BINARY_INPLACE_POWER(self, other) if fast is None else fast(self)
+    fast(self, out=(self,))
+    return self
+
+
+_BINARY_INPLACE_POWER = Tracer.__ipow__
+Tracer.__pow__ = _power
+Tracer.__ipow__ = _ipower
+
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                       "invert": np.invert}.items():
     setattr(Tracer, f"__{_name}__", lambda self, _u=_ufunc: _u(self))

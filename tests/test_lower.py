@@ -458,6 +458,35 @@ def numpy_complex_loop_uses_fma() -> bool:
     return np.array_equal((a * b).real, exact)
 
 
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16, np.complex128])
+def test_the_power_operator_takes_numpys_fast_paths(dt):
+    # NB: NumPy's ``a ** 2``, ``a ** -1`` and ``a ** 0.5`` of a float or complex array are square,
+    # reciprocal and sqrt (complex square differs from power's in the last bits; -0.0 ** 0.5 is
+    # -0.0 and -inf ** 0.5 NaN where pow gives 0.0 and inf); and NumPy's float32/float64 power
+    # loop takes a scalar exponent of 0.5 as sqrt, where an array of 0.5 is pow's
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=64).astype(dt)
+    if np.dtype(dt).kind == "c":
+        a = a + 1j * rng.normal(size=64)
+    else:
+        a[:4] = [-0.0, -np.inf, np.inf, 4.0]
+
+    def square_in_place(a):
+        a **= 2
+        return a
+
+    forms = {"square": lambda a: a ** 2, "square_in_place": square_in_place,
+             "sqrt": lambda a: a ** 0.5 if a.dtype.kind == "f" else a.real ** 0.5,
+             "reciprocal": lambda a: a ** -1 if a.dtype.kind == "f" else a.real ** -1,
+             "power_loop_scalar": lambda a: np.power(a.real, 0.5),
+             # NB: pow's special values only (NumPy's SIMD pow differs in the last bit: Known limits)
+             "power_loop_array": lambda a: np.power(a.real[:2], np.full(2, 0.5, a.real.dtype))}
+    for name, f in forms.items():
+        with np.errstate(all="ignore"):
+            want = f(a.copy())
+        assert_bit_for_bit(elena_jax.functionalize(f)(a.copy()), want, name)
+
+
 @gpu_rounding
 @pytest.mark.parametrize("dt", [np.complex128, np.complex64])
 def test_complex_products_are_numpys_bit_for_bit(dt):

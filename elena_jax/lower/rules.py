@@ -301,6 +301,13 @@ def _power(x, y):
     return lax.fori_loop(0, y.dtype.itemsize * 8, square_and_multiply, (one, x, y))[0]
 
 
+def _power_by_a_scalar(x, y, res):
+    """NumPy's float32/float64 power loop computes a scalar exponent's special values apart (its
+    stride is 0): ``x ** 0.5`` is ``sqrt(x)``, which is -0.0 at -0.0 and NaN at -inf where
+    ``pow`` gives 0.0 and inf (of -1, 0, 1 and 2 the values are pow's). An array of 0.5 is pow's."""
+    return jnp.where(y == 0.5, jnp.sqrt(x), res)
+
+
 def _fusion_root(shift: Callable) -> Callable:
     """NB: jaxlib 0.10.2's XLA:CPU crashed at run time on a shift fused into the computation of
     another op with several users of it (`b[2:0:-1] <<= 3; b <<= 1` beside `c << 0`, fuzz
@@ -375,6 +382,8 @@ def ufunc(ins, outs, name, loop, masked=False):
         res = _compare_complex(name, *args)
     else:
         res = ufunc_impl(name, args[0].dtype if loop else None)(*_unfolded(name, args))
+        if name == "power" and loop[0] in (np.float32, np.float64) and np.size(args[1]) == 1:
+            res = _power_by_a_scalar(*args, res)
     res = list(res) if isinstance(res, tuple) else [res]
     if wide and np.float16 in loop:  # NB: rounded to the loop's float16 before any cast to out's type
         res = [cast(r, np.float16) if r.dtype == np.float32 else r for r in res]
