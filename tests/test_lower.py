@@ -15,7 +15,7 @@ from elena_jax import view as V
 from elena_jax.lower import memory
 from elena_jax.testing import check_against_numpy
 
-# NB: on a GPU, XLA's float32 division, its pow (also of x ** 2, whose exponent elena_jax hides),
+# NB: on a GPU, XLA's float32 division, its pow (also np.power(x, 2): the exponent is hidden),
 # fmod and complex products are not the correctly rounded loops of NumPy on the CPU (an ulp off;
 # bench/results/20261126_gpu_tests.txt, one H100): those tests of NumPy's rounding bit for bit
 # hold on the CPU backend; their float64 and complex128 forms that held on the GPU are not marked
