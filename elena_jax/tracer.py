@@ -572,10 +572,24 @@ def _static_slice(s: slice) -> bool:
     return all(p is None or isinstance(p, (int, np.integer)) for p in (s.start, s.stop, s.step))
 
 
+def _power(base, exponent, out=None):
+    """NumPy's ``**``: ``np.power``, but for a float or complex array and an exact Python ``2``,
+    ``-1`` or ``0.5`` the ufunc NumPy's fast_scalar_power takes: square, reciprocal, sqrt, whose
+    values are not power's (of complex numbers in the last bits; ``-0.0 ** 0.5`` is -0.0 for
+    float16 too). NB: not for ``np.float64(0.5)`` or ``2.0``, nor in ``np.power`` itself."""
+    fast = None
+    if isinstance(base, Tracer) and base.dtype.kind in "fc":
+        if type(exponent) is int and exponent in (2, -1):
+            fast = np.square if exponent == 2 else np.reciprocal
+        elif type(exponent) is float and exponent == 0.5:
+            fast = np.sqrt
+    return np.power(base, exponent, out=out) if fast is None else fast(base, out=out)
+
+
 # Operators are the ufuncs, as for ndarray; in-place operators write via out=.
 _BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": _power, "matmul": np.matmul,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
 }
@@ -604,35 +618,6 @@ for _name, _ufunc in _BINARY.items():
     if _name != "divmod":
         setattr(Tracer, f"__i{_name}__", _i)
 
-
-def _fast_power(base: Tracer, exponent):
-    """The ufunc NumPy's ``**`` takes for a float or complex array and an exact Python ``2``,
-    ``-1`` or ``0.5`` (its fast_scalar_power): square, reciprocal, sqrt, whose values are not
-    power's (of complex numbers in the last bits; ``-0.0 ** 0.5`` is -0.0 for float16 too); else
-    None. NB: not for ``np.float64(0.5)`` or ``2.0``, nor in ``np.power``."""
-    if base.dtype.kind not in "fc":
-        return None
-    if type(exponent) is int and exponent in (2, -1):
-        return np.square if exponent == 2 else np.reciprocal
-    return np.sqrt if type(exponent) is float and exponent == 0.5 else None
-
-
-def _power(self, other):
-    fast = _fast_power(self, other)
-    return fast(self) if fast else np.power(self, other)
-
-
-def _ipower(self, other):
-    fast = _fast_power(self, other)
-    if fast is None or self.scalar:
-        return _BINARY_INPLACE_POWER(self, other) if fast is None else fast(self)
-    fast(self, out=(self,))
-    return self
-
-
-_BINARY_INPLACE_POWER = Tracer.__ipow__
-Tracer.__pow__ = _power
-Tracer.__ipow__ = _ipower
 
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                       "invert": np.invert}.items():
