@@ -3,7 +3,8 @@
 elena_jax hides the operands of float arithmetic from XLA's simplifier (lower/opaque.py),
 so that XLA cannot fold steps NumPy rounds one by one. Per case at size n, this measures
 the compiled program's kernels (the instructions of its entry computation: fusions,
-custom calls, copies), its temporary memory and its median time, for:
+custom calls, copies), its temporary memory and its median time (the benchmark's interleaved
+rounds, bench/harness.py), for:
 
 - ``elena_jax``: the program as elena_jax lowers it for this backend;
 - ``unhidden``: the same without `opaque.unfolded`'s hiding of arithmetic operands and without
@@ -20,20 +21,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import time
 from collections.abc import Callable
 
 import jax
-import numpy as np
 
 import elena_jax
 from elena_jax.lower import rules
 
 from .cases import CASES
-from .harness import split_args
+from .harness import prepare, split_args, time_interleaved
 
 _NOT_KERNELS = {"parameter", "tuple", "get-tuple-element", "bitcast", "constant"}
 _UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
+REPEATS = 60
 
 
 def kernels(hlo: str) -> list[str]:
@@ -41,17 +41,6 @@ def kernels(hlo: str) -> list[str]:
     entry = hlo[hlo.index("ENTRY"):]
     entry = entry[:entry.index("\n}")]
     return [op for op in re.findall(r"=\s*\S+\s+([a-z\-]+)\(", entry) if op not in _NOT_KERNELS]
-
-
-def _median_s(compiled: Callable, args: list, repeats: int = 60) -> float:
-    for _ in range(3):
-        jax.block_until_ready(compiled(*args))
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        jax.block_until_ready(compiled(*args))
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 def _compiled(fn: Callable, args: list, unhidden: bool = False):
@@ -75,16 +64,20 @@ def measure(name: str, n: int) -> list[dict]:
     if case.jax_at is not None:
         variants["jax_at"] = (case.jax_at, False)
     variants.update({f"jax:{k}": (f, False) for k, f in case.jax_restructured.items()})
-    rows = []
+    rows, timed = [], {}
     for variant, (fn, elena) in variants.items():
         if elena:
             pure = elena_jax.pure(fn)
             fn = lambda *a, pure=pure: pure(*a)[0]  # noqa: E731
         compiled = _compiled(bind(fn), args, unhidden=variant == "unhidden")
         ops = kernels(compiled.as_text())
-        rows.append({"case": name, "n": n, "variant": variant, "median_ms": 1e3 * _median_s(compiled, args),
-                     "kernels": len(ops), "kinds": {k: ops.count(k) for k in sorted(set(ops))},
+        rows.append({"case": name, "n": n, "variant": variant, "kernels": len(ops),
+                     "kinds": {k: ops.count(k) for k in sorted(set(ops))},
                      "temp_mib": compiled.memory_analysis().temp_size_in_bytes / 2**20})
+        timed[variant] = prepare(compiled, lambda: args, lambda out, args: {}, jax.block_until_ready)
+    time_interleaved(timed, REPEATS)  # NB: the benchmark's own rounds, so that ratios hold within one run
+    for row in rows:
+        row["median_ms"] = 1e3 * timed[row["variant"]]["median_s"]
     return rows
 
 
