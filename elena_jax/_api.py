@@ -252,7 +252,7 @@ class Functionalized:
 
 def _raise_checked(flags, checks) -> None:
     """Checked mode: NumPy's error for the first op whose values make NumPy raise (a traced
-    index out of range, a singular matrix, a negative integer power)."""
+    index out of range, a singular matrix, a negative integer power, weights summing to zero)."""
     for flag, (op, error) in zip(flags, checks):
         if isinstance(flag, jax.core.Tracer):
             return  # inside an outer transformation nothing is concrete to check

@@ -358,6 +358,40 @@ def test_checked_mode_raises_numpys_errors_that_depend_on_the_values(a, e, error
     elena_jax.functionalize(solve_and_power)(a, b, e)  # NB: unchecked: no error (documented)
 
 
+def weighted_rows(a, w, out):
+    out[:] = np.average(a, axis=1, weights=w)
+    return out
+
+
+@pytest.mark.parametrize("w", [np.array([1.0, -1.0, 0.0]), np.array([0.5, 0.25, 0.25])])
+def test_checked_mode_raises_when_weights_sum_to_zero(w):
+    """NumPy's np.average raises ZeroDivisionError where the weights sum to zero: checked mode
+    too, before the caller's array is written; unchecked, the quotient is XLA's (-inf here)."""
+    a, out = np.arange(6.0).reshape(2, 3), np.zeros(2)
+    g = elena_jax.functionalize(weighted_rows, checked=True)
+    if w.sum() != 0:
+        np.testing.assert_array_equal(g(a, w, out), weighted_rows(a, w, np.zeros(2)))
+        return
+    with pytest.raises(ZeroDivisionError) as numpys:
+        weighted_rows(a, w, np.zeros(2))
+    with pytest.raises(ZeroDivisionError, match=re.escape(str(numpys.value)) + r" \(checked mode\)[\s\S]*test_api.py"):
+        g(a, w, out)
+    np.testing.assert_array_equal(out, np.zeros(2))
+    with pytest.raises(ZeroDivisionError):  # NB: with the passes off too
+        elena_jax.functionalize(weighted_rows, optimize=False, checked=True)(a, w, out)
+    unchecked = elena_jax.functionalize(weighted_rows)(a, w, out)
+    np.testing.assert_array_equal(unchecked, [-np.inf, -np.inf])  # NB: -1 / 0 in each row
+
+
+def test_weights_known_when_tracing_raise_as_numpys():
+    # NB: a sum of constant weights is known at trace time: NumPy's own sum says it is zero
+    def f(a):
+        return np.average(a, axis=1, weights=[1.0, -1.0, 0.0])
+
+    with pytest.raises(ZeroDivisionError, match=r"Weights sum to zero[\s\S]*test_api.py"):
+        elena_jax.functionalize(f)(np.ones((2, 3)))
+
+
 def test_slice_arguments_are_static():
     def f(x, where):
         x[where] = 0

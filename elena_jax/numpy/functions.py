@@ -491,7 +491,8 @@ def _check_inexact(dtype, out) -> None:
 def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
     """NumPy's ``average`` step by step: the mean, or the sum of the weighted values over the sum
     of the weights, each in NumPy's order. NumPy raises ZeroDivisionError where the weights sum
-    to zero, a fact of the values: elena_jax's quotient is then inf or NaN."""
+    to zero, a fact of the values: checked mode raises it too (a ``nonzero`` check op), else the
+    quotient is inf or NaN."""
     a = _arr(a)
     axes = None if axis is None else reduce_axes(axis, a.ndim)
     kw = {} if keepdims is np._NoValue else {"keepdims": keepdims}
@@ -510,12 +511,26 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue)
         floats = ("f8",) if a.dtype.kind in "biu" else ()
         dtype = np.result_type(a.dtype, w.dtype, *floats)
         scale = np.sum(w, axis=axes, dtype=dtype, **kw)
+        known = w._trace.known_value(w) if isinstance(w, Tracer) else None
+        # NB: weights known now: NumPy's own sum of them says whether NumPy raises
+        _nonzero(scale if known is None else np.sum(known, axis=axes, dtype=dtype, **kw),
+                 "Weights sum to zero, can't be normalized")
         avg = np.true_divide(np.sum(np.multiply(a, w, dtype=dtype), axis=axes, **kw), scale)
     if not returned:
         return avg
     if np.shape(scale) != avg.shape:
         scale = np.broadcast_to(scale, avg.shape).copy()
     return avg, scale
+
+
+def _nonzero(x, message: str) -> None:
+    """NumPy's ZeroDivisionError where any element of ``x`` is zero: at once for a value known
+    now, else an op with no result that checked mode turns into the error (rules.value_check)."""
+    if not isinstance(x, Tracer):
+        if np.any(np.asarray(x) == 0):
+            raise located(ZeroDivisionError, message)
+        return
+    x._trace.record("nonzero", [x._trace.operand(x)], [], {"message": message})
 
 
 @implements(np.fix)

@@ -3,7 +3,7 @@
 A write W of op i is dead when, looking forward from i, a later write covers
 W completely before any read overlaps W, or nothing reads W at all (the
 results and the mutated arguments are read after the last op). An op all of
-whose writes are dead is dropped; its reads then no longer count, so walking
+whose writes are dead is dropped (one with no writes, a check, stays); its reads then no longer count, so walking
 backwards removes whole dead chains. Dropping a storage's defining op while
 later partial writes survive would break the program's invariant (defined
 before use), so such a definition becomes an all-zero fill whose values are
@@ -36,7 +36,8 @@ def eliminate_dead_writes(program: Program) -> Program:
     for i in range(len(program.ops) - 1, -1, -1):
         op = program.ops[i]
         empty = any(w.view.size == 0 for w in op.outs)  # nothing to overwrite; keep it defined
-        if op.prim != "arg" and not empty and not any(_live(w, later) for w in op.outs):
+        # NB: an op without writes is there for its check (rules.value_check): kept
+        if op.prim != "arg" and op.outs and not empty and not any(_live(w, later) for w in op.outs):
             continue
         keep[i] = True
         later[:0] = [("R", a) for a in op.reads()] + [("W", a) for a in op.outs]
