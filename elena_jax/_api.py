@@ -67,6 +67,7 @@ class Traced:
     # not covered by another one copied back).
     inputs: list | None = None
     write_back: list[int] | None = None
+    aliases: dict[int, int] = dataclasses.field(default_factory=dict)  # result index -> final index: the same array
 
 
 _KINDS: dict[type, str] = {}  # leaf type -> "numpy", "jax" or "other" (memoized: isinstance on ABCs is slow)
@@ -207,10 +208,10 @@ class Functionalized:
         run = lower(program, checked=self.options.checked, fma=self.options.fma)
         if not arguments.shared:
             fn = jax.jit(run) if self.options.jit else run
-            return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths)
-        by_leaf, mutated, write_back = arguments.finals_by_leaf(run, program)
+            return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths, aliases=run.aliases)
+        by_leaf, mutated, write_back, aliases = arguments.finals_by_leaf(run, program)
         fn = jax.jit(by_leaf) if self.options.jit else by_leaf
-        return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back)
+        return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back, aliases)
 
     # -- calling ---------------------------------------------------------------------
 
@@ -220,6 +221,8 @@ class Functionalized:
         inputs = [_as_traced(x) for x in inputs]
         with jax.enable_x64(True):
             outputs, finals, *flags = traced.run(*inputs)
+        for k, i in traced.aliases.items():
+            outputs[k] = finals[i]
         if flags:
             _raise_checked(flags[0], traced.checked_ops)
         result = jax.tree_util.tree_unflatten(traced.out_tree, outputs)
@@ -362,8 +365,9 @@ class _Arguments:
                     f"elena_jax cannot trace them as views of one buffer, and {self.paths[hit[0]]} is "
                     "written; pass one array and take the views inside the function")
 
-    def finals_by_leaf(self, run: Callable, program: Program) -> tuple[Callable, list[int], list[int]]:
-        """(run with one final per changed argument, those arguments, the ones to copy back).
+    def finals_by_leaf(self, run: Callable, program: Program) -> tuple[Callable, list[int], list[int], dict]:
+        """(run with one final per changed argument, those arguments, the ones to copy back, the
+        results that are one of those finals: see lower's ``run.aliases``).
 
         Every member of a written group changed (NumPy sees the writes through
         any of them): its final value is its View of the group's final
@@ -386,12 +390,16 @@ class _Arguments:
                     chosen.append(i)
             write_back += chosen
 
+        # NB: a result that is a whole group storage is no argument's final: computed here
+        aliases = {k: plan.index((j, None)) for k, j in run.aliases.items() if (j, None) in plan}
+
         def by_leaf(*inputs):
             outputs, finals, *flags = run(*inputs)
+            outputs = [finals[run.aliases[k]] if o is None and k not in aliases else o for k, o in enumerate(outputs)]
             finals = [finals[k] if v is None else read(finals[k].reshape(-1), v, finals[k].shape) for k, v in plan]
             return (outputs, finals, *flags)
 
-        return by_leaf, mutated, write_back
+        return by_leaf, mutated, write_back, aliases
 
 
 class _Static:

@@ -392,6 +392,42 @@ def test_weights_known_when_tracing_raise_as_numpys():
         elena_jax.functionalize(f)(np.ones((2, 3)))
 
 
+def clip_in_place(boxes, other=None):
+    np.clip(boxes[:, 0::2], 0, 10, out=boxes[:, 0::2])
+    if other is not None:
+        other[:, 1] += 1
+    return boxes
+
+
+def test_a_returned_argument_is_not_a_second_output():
+    """``return boxes`` after writing into it: the result is the argument's final value, the same
+    array, not a second output XLA would copy the whole argument into."""
+    a = np.random.default_rng(3).normal(size=(50, 4)) * 20
+    want = clip_in_place(a.copy())
+    f = elena_jax.functionalize(clip_in_place)
+    got = f(a)
+    assert isinstance(got, jax.Array) and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a, want)
+    traced, _, inputs = f.trace((a,), {})
+    with jax.enable_x64(True):
+        assert len(jax.make_jaxpr(traced.run)(*inputs).jaxpr.outvars) == 1  # NB: two before: result and final
+        result, (new,) = jax.jit(elena_jax.pure(clip_in_place))(want)
+    np.testing.assert_array_equal(result, want)
+    np.testing.assert_array_equal(new, want)
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_returned_argument_that_shares_memory_is_its_final_value(twice):
+    # NB: f(x, x): one storage for both; f(x, x[::-1]): the second a reversed view of it
+    a = np.random.default_rng(4).normal(size=(6, 4)) * 20
+    b, c = a.copy(), a.copy()
+    want = clip_in_place(b, b[::-1] if twice else b)
+    got = elena_jax.functionalize(clip_in_place)(c, c[::-1] if twice else c)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(c, b)
+
+
 def test_slice_arguments_are_static():
     def f(x, where):
         x[where] = 0

@@ -2,7 +2,11 @@
 
 ``lower(program)`` returns ``run(*inputs) -> (outputs, finals)``: ``inputs``
 are the values of the program's argument storages, ``outputs`` the result
-leaves, ``finals`` the final value of every storage the program mutated. The
+leaves, ``finals`` the final value of every storage the program mutated. A
+result that is a mutated argument itself, whole (``return x`` after ``x[...]
+= ...``), is None among ``outputs`` and ``run.aliases`` maps it to its final:
+returned twice, XLA would copy it into a second buffer (clip_boxes of 1e6 boxes
+on NumPy arrays: 19-29 ms against NumPy's 2.3, 10 of them that copy). The
 storages' values are threaded through the ops in program order; every read is
 memory.read of the storage's current value, every write replaces the value by
 memory.write; an elementwise update of a view it reads is computed over the
@@ -18,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..ir import Const, Program
+from ..view import contiguous
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
 from .rules import RULES, products_rounded, to_value, value_check
 
@@ -28,6 +33,8 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
     and NumPy's errors, see rules.value_check). With ``fma=False`` every float product is
     rounded on its own, as NumPy's, which XLA would contract with the sum it feeds."""
     mutated = [s for s in program.inputs if s in program.written()]
+    aliases = {k: mutated.index(x.storage) for k, x in enumerate(program.outputs)
+               if not isinstance(x, Const) and x.storage in mutated and x.view == contiguous(x.storage.shape)}
     checks = {id(op): check for op in program.ops if checked and (check := value_check(op)) is not None}
 
     def run(*inputs):
@@ -60,11 +67,12 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
                     env[sid] = memory.fit_value(val, acc.storage.dtype, acc.view.shape).reshape(-1)
                 else:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
-        outputs = [value(x) for x in program.outputs]
+        outputs = [None if k in aliases else value(x) for k, x in enumerate(program.outputs)]
         finals = [env[s.id].reshape(s.shape) for s in mutated]
         return (outputs, finals, flags) if checked else (outputs, finals)
 
     run.mutated = [program.inputs.index(s) for s in mutated]
+    run.aliases = aliases  # NB: result index -> index among finals
     run.checked_ops = [(op, checks[id(op)][0]) for op in program.ops if id(op) in checks]
     return run
 
