@@ -57,7 +57,8 @@ class Traced:
     """One input signature's traced program and its compiled function."""
 
     program: Program
-    run: Callable  # jitted: (*inputs) -> (outputs, finals); inputs are the array leaves unless `inputs`
+    run: Callable  # jitted: (*inputs) -> (outputs, finals); inputs are the array leaves unless `inputs`;
+    # an output that is one of the finals is None there (see `aliases`)
     out_tree: Any
     mutated: list[int]  # indices, among array leaves, of the arguments whose value changed: one final each
     checked_ops: list = ()  # with checked=True: (op, NumPy's error) of each flag
@@ -390,7 +391,8 @@ class _Arguments:
                     chosen.append(i)
             write_back += chosen
 
-        # NB: a result that is a whole group storage is no argument's final: computed here
+        # NB: a result that is a whole group storage is no argument's final: taken from the group's
+        # final here, an output of the program as any other result
         aliases = {k: plan.index((j, None)) for k, j in run.aliases.items() if (j, None) in plan}
 
         def by_leaf(*inputs):
@@ -422,7 +424,8 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     ``checked=True`` raises the errors NumPy raises from the values: IndexError
     for traced integer indices out of range (by default XLA clamps reads and drops
     such writes), LinAlgError for singular matrices, ValueError for negative
-    integer powers and for all-NaN slices of nanargmin/nanargmax.
+    integer powers and for all-NaN slices of nanargmin/nanargmax, ZeroDivisionError
+    for np.average weights that sum to zero.
 
     ``fma=False`` rounds every float product on its own, as NumPy does, so that
     ``a * b + c`` is NumPy's bit for bit; by default XLA may contract a product
@@ -514,7 +517,7 @@ class Explanation:
         lines.append("== operations")
         for i, op in enumerate(p.ops):
             r = ", ".join(f"V{views[(a.storage.id, a.view)]}" for a in op.reads()) or "-"
-            w = ", ".join(f"V{views[(a.storage.id, a.view)]}" for a in op.outs)
+            w = ", ".join(f"V{views[(a.storage.id, a.view)]}" for a in op.outs) or "-"
             lines.append(f"  #{i} {op.prim}{_params(op.params)} reads {r} writes {w}")
             if op.where:
                 lines.append(f"      at {op.where}")

@@ -109,11 +109,17 @@ class Trace:
             return outs
         return [Tracer(self, t.storage, V.transpose(t.header, np.argsort(layout))) for t in outs]
 
-    def known_value(self, t: Tracer) -> np.ndarray | None:
-        """The value of ``t`` if it is known at trace time, else None."""
+    def known_value(self, t: Tracer, laid_out: bool = False) -> np.ndarray | None:
+        """The value of ``t`` if it is known at trace time, else None: a copy, or with
+        ``laid_out`` a read-only view in ``t``'s own memory layout (NumPy's loops follow it:
+        a sum of an F-ordered array adds in another order than of its C-ordered copy)."""
         base = self.known.get(t.storage.id)
         if base is None:
             return None
+        if laid_out:
+            view = _strided(base, t)
+            view.flags.writeable = False
+            return view
         return _strided(base, t).copy()
 
     def know(self, t: Tracer, value: np.ndarray) -> None:

@@ -39,7 +39,9 @@ def unvectorized(program):
 
 def run(program, *args):
     with jax.enable_x64(True):
-        outs, finals = lower(program)(*args)
+        lowered = lower(program)
+        outs, finals = lowered(*args)
+    outs = [finals[lowered.aliases[k]] if o is None else o for k, o in enumerate(outs)]  # NB: see lower
     return [np.asarray(o) for o in outs] + [np.asarray(f) for f in finals]
 
 

@@ -5,8 +5,8 @@ are the values of the program's argument storages, ``outputs`` the result
 leaves, ``finals`` the final value of every storage the program mutated. A
 result that is a mutated argument itself, whole (``return x`` after ``x[...]
 = ...``), is None among ``outputs`` and ``run.aliases`` maps it to its final:
-returned twice, XLA would copy it into a second buffer (clip_boxes of 1e6 boxes
-on NumPy arrays: 19-29 ms against NumPy's 2.3, 10 of them that copy). The
+returned twice, XLA would copy it into a second buffer (docs/design.md, "Calls,
+caching, write-back"). The
 storages' values are threaded through the ops in program order; every read is
 memory.read of the storage's current value, every write replaces the value by
 memory.write; an elementwise update of a view it reads is computed over the

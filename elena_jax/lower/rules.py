@@ -45,8 +45,8 @@ def copy(ins, outs):
     return [ins[0]]
 
 
-@rule("nonzero")
-def nonzero(ins, outs, message):
+@rule("check_nonzero")
+def check_nonzero(ins, outs, message):
     """Nothing to compute: the op exists for its check (value_check), which checked mode raises."""
     return []
 
@@ -612,7 +612,7 @@ def value_check(op) -> tuple[BaseException, Callable] | None:
             return jnp.any(jnp.stack(bad)) if bad else jnp.zeros((), bool)
 
         return IndexError("index out of bounds in a traced index array"), flag
-    if op.prim == "nonzero":
+    if op.prim == "check_nonzero":
         return ZeroDivisionError(op.params["message"]), lambda ins, results: jnp.any(jnp.asarray(ins[0]) == 0)
     name = op.params.get("name")
     if op.prim == "jnp" and name in _LINALG_ERRORS:  # NB: a finite matrix whose result is not: LAPACK's info > 0

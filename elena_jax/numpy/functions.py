@@ -491,7 +491,7 @@ def _check_inexact(dtype, out) -> None:
 def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
     """NumPy's ``average`` step by step: the mean, or the sum of the weighted values over the sum
     of the weights, each in NumPy's order. NumPy raises ZeroDivisionError where the weights sum
-    to zero, a fact of the values: checked mode raises it too (a ``nonzero`` check op), else the
+    to zero, a fact of the values: checked mode raises it too (a ``check_nonzero`` op), else the
     quotient is inf or NaN."""
     a = _arr(a)
     axes = None if axis is None else reduce_axes(axis, a.ndim)
@@ -511,7 +511,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue)
         floats = ("f8",) if a.dtype.kind in "biu" else ()
         dtype = np.result_type(a.dtype, w.dtype, *floats)
         scale = np.sum(w, axis=axes, dtype=dtype, **kw)
-        known = w._trace.known_value(w) if isinstance(w, Tracer) else None
+        known = w._trace.known_value(w, laid_out=True) if isinstance(w, Tracer) else None
         # NB: weights known now: NumPy's own sum of them says whether NumPy raises
         _nonzero(scale if known is None else np.sum(known, axis=axes, dtype=dtype, **kw),
                  "Weights sum to zero, can't be normalized")
@@ -530,7 +530,7 @@ def _nonzero(x, message: str) -> None:
         if np.any(np.asarray(x) == 0):
             raise located(ZeroDivisionError, message)
         return
-    x._trace.record("nonzero", [x._trace.operand(x)], [], {"message": message})
+    x._trace.record("check_nonzero", [x._trace.operand(x)], [], {"message": message})
 
 
 @implements(np.fix)
