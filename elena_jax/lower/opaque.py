@@ -15,9 +15,9 @@ one (delta2bbox of 1e6 boxes on an H100: 13 kernels and 153 MiB of temporaries
 with barriers, 2 kernels and none without;
 bench/results/20261126_gpu.md).
 
-Invariant: `rounded`, `unfolded` and `apart_on_cpu` return their operands' exact
-values (signed zeros, infinities and NaN payloads included; `unfolded` broadcast
-together) and their derivatives unchanged.
+Invariant: `rounded`, `unfolded`, `unfolded_whole` and `apart_on_cpu` return their
+operands' exact values (signed zeros, infinities and NaN payloads included; the
+`unfolded` ones broadcast together) and their derivatives unchanged.
 """
 
 from __future__ import annotations
@@ -139,6 +139,11 @@ def _apart(values: tuple) -> tuple:
     return tuple(broadcast_together(*lax.optimization_barrier(values)))
 
 
+def _apart_whole(values: tuple) -> tuple:
+    """The CPU's branch of `unfolded_whole`: broadcast, then behind a barrier."""
+    return lax.optimization_barrier(tuple(broadcast_together(*values)))
+
+
 def _hidden_together(values: tuple) -> tuple:
     """The other backends' branch: broadcast, then hidden (a zero sliced to a smaller operand's
     shape made kernels of its own on a GPU)."""
@@ -154,6 +159,13 @@ def unfolded(values: tuple) -> tuple:
     """``values`` (the operands of one operation) as they are, broadcast together, hidden from
     XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere."""
     return _per_backend(tuple(values), _apart, _hidden_together)
+
+
+def unfolded_whole(values: tuple) -> tuple:
+    """As `unfolded`, but broadcast before they are hidden on the CPU too, so that XLA cannot
+    tell that one of them is constant along an axis either: it divides by such a divisor's
+    reciprocal (see rules._divide)."""
+    return _per_backend(tuple(values), _apart_whole, _hidden_together)
 
 
 def apart_on_cpu(x):

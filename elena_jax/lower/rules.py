@@ -23,7 +23,7 @@ from jax import lax
 
 from . import memory
 from .memory import cast
-from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded
+from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded, unfolded_whole
 from .summation import in_pieces, pairwise_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
@@ -92,7 +92,9 @@ def _divide(a, b):
     off NumPy's, and ``a // (a / 9)`` or an argmin of near-ties could change. Every divisor is
     multiplied by a 1.0 XLA cannot see through (`opaque_one`), so that it cannot tell whether the
     divisor is constant along an axis, and divides element by element. (Constants reach the
-    lowering as traced values inside ``jit``, so a divisor cannot be told apart here.)"""
+    lowering as traced values inside ``jit``, so a divisor cannot be told apart here.) The
+    ufunc's own real divisions skip it: their operands are hidden whole already (`_unfolded`),
+    and the 1.0 cost bbox2delta 15-20% of its time at 1e5 boxes."""
     a, b = broadcast_together(a, b)
     if jnp.issubdtype(a.dtype, jnp.complexfloating):
         return _complex_divide(a, b)
@@ -370,7 +372,10 @@ _FOLDED = {"add", "subtract", "multiply", "divide", "power"}
 
 
 def _unfolded(name: str, operands):
-    """``operands`` of ufunc ``name``, hidden from XLA where it would fold them (see _FOLDED)."""
+    """``operands`` of ufunc ``name``, hidden from XLA where it would fold them (see _FOLDED);
+    a real division's broadcast first, so that its divisor is no broadcast either (_divide)."""
+    if name == "divide" and operands[0].dtype.kind == "f":
+        return unfolded_whole(operands)
     if name in _FOLDED and operands[0].dtype.kind in "fc":
         return unfolded(operands)
     return operands
@@ -387,7 +392,9 @@ def ufunc(ins, outs, name, loop, masked=False):
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
         res = _compare_complex(name, *args)
     else:
-        res = ufunc_impl(name, args[0].dtype if loop else None)(*_unfolded(name, args))
+        ops = _unfolded(name, args)
+        real_division = name == "divide" and args[0].dtype.kind == "f"
+        res = lax.div(*ops) if real_division else ufunc_impl(name, args[0].dtype if loop else None)(*ops)
         if name == "power" and loop[0] in (np.float32, np.float64) and np.size(args[1]) == 1:
             res = _power_by_a_scalar(*args, res)
     res = list(res) if isinstance(res, tuple) else [res]
