@@ -349,6 +349,29 @@ def test_divisions_by_broadcast_values_are_numpys_bit_for_bit(dt, lowered_for):
         assert_bit_for_bit(elena_jax.functionalize(f)(a.copy(), s), want, name)
 
 
+@pytest.mark.parametrize("jit", [True, False])
+def test_divisions_by_values_vmap_leaves_unbatched_are_numpys(jit, lowered_for):
+    # NB: jax.vmap batches a barrier's operands as they come: a divisor the batch does not
+    # touch (a constant, an argument with in_axes None) stayed unbatched behind it and was
+    # broadcast after it, where XLA took its reciprocal again (opaque._barrier_batched)
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(50, 64)) * 100
+
+    def in_place(a, s):
+        a[1:] /= s
+        return a
+
+    forms = {"by_constant": (lambda a, s: a / 9.0, (0, None)), "by_scalar": (lambda a, s: a / s, (0, None)),
+             "by_row": (lambda a, s: a / s, (0, None)), "in_place": (in_place, (0, None))}
+    for name, (f, axes) in forms.items():
+        s = x[0] if name == "by_row" else np.float64(7.3)
+        want = np.stack([f(r.copy(), s) for r in x])
+        p = elena_jax.pure(f, jit=jit)
+        with jax.enable_x64(True):
+            got = jax.jit(jax.vmap(lambda a, s, p=p: p(a, s)[0], in_axes=axes))(x, s)
+        assert_bit_for_bit(got, want, name)
+
+
 @pytest.mark.parametrize("dt", [np.float64, pytest.param(np.float32, marks=gpu_rounding)])
 def test_constants_are_not_folded_across_steps(dt, lowered_for):
     # NB: XLA reassociates (a + 0.1) + 0.7 into a + 0.8 and folds 0.0 + v into v; NumPy rounds
