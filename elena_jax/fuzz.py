@@ -956,23 +956,34 @@ def _assert_leaves(got, want, rtol: float | None, what: str) -> None:
 @_quiet()
 def check_vmap(program: Program, optimize=(True, False)) -> None:
     """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
-    (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments."""
+    (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments.
+    With two inputs or more, again with the last one the same for every member and unbatched
+    (``in_axes`` None): JAX batches an operation with an unbatched operand otherwise (a divisor
+    left unbatched behind a barrier was broadcast after it, where XLA took its reciprocal)."""
     import elena_jax
 
     if program.alias is not None:
         raise ValueError("a program whose arguments share memory has no vmapped form: JAX values never share memory")
     f = compile_program(program.steps)
     batch = vmap_inputs(program)
-    wants = [_reference(Program(program.steps, inputs)) for inputs in batch]
-    stacked = [np.stack(xs) for xs in zip(*batch)]
+    runs = [(batch, 0)]
+    if len(program.inputs) > 1:
+        shared = [[*inputs[:-1], program.inputs[-1]] for inputs in batch]
+        shared = [m if _well_formed(Program(program.steps, m)) else program.inputs for m in shared]
+        runs.append((shared, (0,) * (len(program.inputs) - 1) + (None,)))
     rtol = _rtol(program)
     try:
-        for opt in optimize:
-            with jax.enable_x64(True):
-                got = jax.jit(jax.vmap(elena_jax.pure(f, optimize=opt, jit=False)))(*stacked)
-            for k, want in enumerate(wants):
-                _assert_leaves(jax.tree_util.tree_map(lambda x, k=k: x[k], got), want, rtol,
-                               f"batch member {k}, leaf {{}} (optimize={opt})")
+        for members, in_axes in runs:
+            wants = [_reference(Program(program.steps, inputs)) for inputs in members]
+            stacked = [np.stack(xs) for xs in zip(*members)]
+            if in_axes != 0:
+                stacked[-1] = program.inputs[-1]
+            for opt in optimize:
+                with jax.enable_x64(True):
+                    got = jax.jit(jax.vmap(elena_jax.pure(f, optimize=opt, jit=False), in_axes=in_axes))(*stacked)
+                for k, want in enumerate(wants):
+                    _assert_leaves(jax.tree_util.tree_map(lambda x, k=k: x[k], got), want, rtol,
+                                   f"batch member {k}, leaf {{}} (optimize={opt}, in_axes={in_axes})")
     except Exception as e:
         raise AssertionError(f"under jax.vmap: {type(e).__name__}: {e}\n--- program ---\n{program!r}") from None
 
