@@ -510,6 +510,21 @@ def test_the_power_operator_takes_numpys_fast_paths(dt):
         assert_bit_for_bit(elena_jax.functionalize(f)(a.copy()), want, name)
 
 
+def test_gradients_of_powers_are_jaxs():
+    # NB: a scalar exponent's sqrt branch (rules._power_by_a_scalar) is computed for every exponent;
+    # its derivative at a negative x or 0 made the gradient of x ** 3 NaN there (lanes fuzz seed 4462)
+    x = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    forms = {"cube": (lambda a: a ** 3, lambda a: a ** 3),
+             "power_3": (lambda a: np.power(a, 3.0), lambda a: a ** 3.0),
+             "square_root": (lambda a: a ** 0.5, jnp.sqrt),
+             "power_2_5": (lambda a: np.power(a, 2.5), lambda a: a ** 2.5)}
+    with jax.enable_x64(True):
+        for name, (f, jax_form) in forms.items():
+            got = jax.grad(lambda a, f=f: elena_jax.pure(f)(a)[0].sum())(x)
+            want = jax.grad(lambda a, g=jax_form: g(a).sum())(jnp.asarray(x))
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
 @gpu_rounding
 @pytest.mark.parametrize("dt", [np.complex128, np.complex64])
 def test_complex_products_are_numpys_bit_for_bit(dt):

@@ -312,8 +312,12 @@ def _power(x, y):
 def _power_by_a_scalar(x, y, res):
     """NumPy's float32/float64 power loop computes a scalar exponent's special values apart (its
     stride is 0): ``x ** 0.5`` is ``sqrt(x)``, which is -0.0 at -0.0 and NaN at -inf where
-    ``pow`` gives 0.0 and inf (of -1, 0, 1 and 2 the values are pow's). An array of 0.5 is pow's."""
-    return jnp.where(y == 0.5, jnp.sqrt(x), res)
+    ``pow`` gives 0.0 and inf (of -1, 0, 1 and 2 the values are pow's). An array of 0.5 is pow's.
+    NB: sqrt of 1.0 where the exponent is another: the derivative of a branch not taken still
+    multiplies its zero cotangent, and sqrt's at a negative x or 0 made it NaN (``x ** 3`` had
+    NaN gradients there; JAX's is 3 x**2)."""
+    half = y == 0.5
+    return jnp.where(half, jnp.sqrt(jnp.where(half, x, jnp.ones_like(x))), res)
 
 
 def _fusion_root(shift: Callable) -> Callable:
