@@ -391,9 +391,16 @@ def test_constants_are_not_folded_across_steps(dt, lowered_for):
     for name, f in forms.items():
         with np.errstate(all="ignore"):
             want = f(a.copy())
+            # NB: under jax.vmap the constants stay unbatched, the array batched: rows of 4 at once
+            rows = [f(r.copy()) for r in a] if name in ("sums", "products", "constants_first", "in_place") else None
         got = elena_jax.functionalize(f)(a.copy())
         for g, w in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want))):
             assert_bit_for_bit(g, w, name)
+        if rows is not None:
+            p = elena_jax.pure(f)
+            with jax.enable_x64(True):
+                batched = jax.jit(jax.vmap(lambda r, p=p: p(r)[0]))(a)
+            assert_bit_for_bit(batched, np.stack(rows), f"{name} under vmap")
 
 
 def test_signed_zeros_of_complex_sums_and_of_initial_values(lowered_for):
