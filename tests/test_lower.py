@@ -532,6 +532,22 @@ def test_gradients_of_powers_are_jaxs():
             np.testing.assert_array_equal(got, want, err_msg=name)
 
 
+def test_gradients_of_floor_division_and_remainder_are_jaxs():
+    # NB: a // b is a step function (derivative 0, also where b is 0 and NumPy's value is a / b), and
+    # a % b grows with a where it is exactly zero too (its signed zero was a constant there); its
+    # derivative with respect to b is not jax.numpy's where it is zero (design.md, Known limits)
+    a = np.array([0.0, 1.0, 2.0, 3.0, 0.5, 3.0, -4.0])
+    b = np.array([2.0, 2.0, 2.0, -0.25, 0.0, 2.0, -2.0])
+    with jax.enable_x64(True):
+        for name, f in {"floor_divide": lambda a, b: a // b, "remainder": lambda a, b: a % b}.items():
+            argnums = (0, 1) if name == "floor_divide" else 0
+            got = jax.grad(lambda a, b, f=f: elena_jax.pure(f)(a, b)[0].sum(), argnums=argnums)(a, b)
+            want = jax.grad(lambda a, b, f=f: f(a, b).sum(), argnums=argnums)(jnp.asarray(a), jnp.asarray(b))
+            got, want = (got, want) if name == "floor_divide" else ((got,), (want,))
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w, err_msg=name)
+
+
 @gpu_rounding
 @pytest.mark.parametrize("dt", [np.complex128, np.complex64])
 def test_complex_products_are_numpys_bit_for_bit(dt):

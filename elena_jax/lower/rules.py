@@ -122,20 +122,24 @@ def _complex_divide(a, b):
 
 def _float_divmod(a, b):
     """NumPy's float divmod (npy_divmod): the quotient snapped to an integer, zeros signed as
-    NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero)."""
+    NumPy's (``-0.5 // -1.25`` is +0.0, ``2.0 % -1.0`` is -0.0; jnp gives the other zero).
+    Derivatives as jax.numpy's: none for the floor quotient, a step function (a / b where b
+    is 0 had its derivative, inf); 1 for the remainder with respect to ``a`` where it is zero
+    (its signed zero was a constant there: ``np.arange(4.0) % 2`` had derivatives 0, 1, 0, 1)."""
     a, b = broadcast_together(a, b)
-    zero = jnp.zeros_like(a)
     mod = lax.rem(a, b)  # C fmod
     quotient = _divide(a, b)
     div = _divide(a - mod, b)
     fix = (mod != 0) & ((b < 0) != (mod < 0))
-    mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), jnp.copysign(zero, b))
+    still = lax.stop_gradient(a)  # NB: a - still is +0.0 of derivative 1, -(still - a) -0.0
+    signed_zero = jnp.where(jnp.signbit(b), -(still - a), a - still)
+    mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), signed_zero)
     div = jnp.where(fix, div - 1, div)
     floor = jnp.floor(div)
     floor = jnp.where(div - floor > 0.5, floor + 1, floor)
-    floor = jnp.where(div != 0, floor, jnp.copysign(zero, quotient))
+    floor = jnp.where(div != 0, floor, jnp.copysign(jnp.zeros_like(a), quotient))
     by_zero = b == 0  # NB: NumPy returns a / b and fmod's nan there
-    return jnp.where(by_zero, quotient, floor), jnp.where(by_zero, lax.rem(a, b), mod)
+    return lax.stop_gradient(jnp.where(by_zero, quotient, floor)), jnp.where(by_zero, lax.rem(a, b), mod)
 
 
 def _numpy_division(f: Callable, part: int | None) -> Callable:
