@@ -93,7 +93,7 @@ def _divide(a, b):
     multiplied by a 1.0 XLA cannot see through (`opaque_one`), so that it cannot tell whether the
     divisor is constant along an axis, and divides element by element. (Constants reach the
     lowering as traced values inside ``jit``, so a divisor cannot be told apart here.) The
-    ufunc's own real divisions skip it: their operands are hidden whole already (`_unfolded`),
+    ufunc's own real divisions skip it: their operands are hidden whole (`unfolded_whole`),
     and the 1.0 cost bbox2delta 15-20% of its time at 1e5 boxes."""
     a, b = broadcast_together(a, b)
     if jnp.issubdtype(a.dtype, jnp.complexfloating):
@@ -380,10 +380,7 @@ _FOLDED = {"add", "subtract", "multiply", "divide", "power"}
 
 
 def _unfolded(name: str, operands):
-    """``operands`` of ufunc ``name``, hidden from XLA where it would fold them (see _FOLDED);
-    a real division's broadcast first, so that its divisor is no broadcast either (_divide)."""
-    if name == "divide" and operands[0].dtype.kind == "f":
-        return unfolded_whole(operands)
+    """``operands`` of ufunc ``name``, hidden from XLA where it would fold them (see _FOLDED)."""
     if name in _FOLDED and operands[0].dtype.kind in "fc":
         return unfolded(operands)
     return operands
@@ -400,9 +397,10 @@ def ufunc(ins, outs, name, loop, masked=False):
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
         res = _compare_complex(name, *args)
     else:
-        ops = _unfolded(name, args)
-        real_division = name == "divide" and args[0].dtype.kind == "f"
-        res = lax.div(*ops) if real_division else ufunc_impl(name, args[0].dtype if loop else None)(*ops)
+        if name == "divide" and args[0].dtype.kind == "f":  # NB: hidden whole: no divisor is a broadcast (_divide)
+            res = lax.div(*unfolded_whole(args))
+        else:
+            res = ufunc_impl(name, args[0].dtype if loop else None)(*_unfolded(name, args))
         if name == "power" and loop[0] in (np.float32, np.float64) and np.size(args[1]) == 1:
             res = _power_by_a_scalar(*args, res)
     res = list(res) if isinstance(res, tuple) else [res]

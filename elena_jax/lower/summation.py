@@ -147,7 +147,7 @@ def _in_turn(step, total, terms, shared: bool):
     if n > 1:
         last = terms[-2:]
     else:  # NB: a lone term goes second, after the total itself: repeated, XLA computed it twice
-        last = jnp.concatenate([jnp.broadcast_to(total, terms.shape[1:]).astype(terms.dtype)[None], terms])
+        last = jnp.concatenate([total[None], terms])
     apply = np.arange(2) >= 2 - n  # NB: by the loop's counter, so XLA cannot fold the loop away
     return lax.scan(lambda total, item: (jnp.where(item[1], step(total, item[0]), total), None),
                     total, (last, apply))[0]
