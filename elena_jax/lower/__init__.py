@@ -24,6 +24,7 @@ import numpy as np
 from ..ir import Const, Program
 from ..view import contiguous
 from . import abstract, memory  # noqa: F401 (abstract registers a hook)
+from .lazy import UFUNCS, recipe
 from .rules import RULES, products_rounded, to_value, value_check
 
 
@@ -43,12 +44,20 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
 
     def _run(*inputs):
         env, arguments = {}, {}  # storage id -> current value; argument storage id -> its value
+        recipes = {}  # storage id -> (its value, that value as lazy.Lazy) where an elementwise op wrote it whole
         flags = []
 
         def value(x):
             if isinstance(x, Const):
                 return to_value(x.value)
             return memory.read(env[x.storage.id], x.view, x.storage.shape)
+
+        def lazy(x):
+            """x's value as a lazy.Lazy where it is a whole storage that has one, else None."""
+            if isinstance(x, Const) or x.view != contiguous(x.storage.shape):
+                return None
+            flat, known = recipes.get(x.storage.id, (None, None))
+            return known if flat is env[x.storage.id] else None
 
         for op in program.ops:
             if op.prim == "arg":
@@ -58,7 +67,11 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
             if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
                 continue
             ins = [value(x) for x in op.ins]
-            results = RULES[op.prim](ins, [(a.view.shape, a.storage.dtype) for a in op.outs], **op.params)
+            lazies = [lazy(x) for x in op.ins]
+            outs = [(a.view.shape, a.storage.dtype) for a in op.outs]
+            # NB: a sum computes a Lazy operand slice by slice (see lazy.py)
+            given = [lazies[0] or ins[0], *ins[1:]] if op.prim == "reduce" else ins
+            results = RULES[op.prim](given, outs, **op.params)
             if id(op) in checks:
                 flags.append(checks[id(op)][1](ins, results))
             for acc, val in zip(op.outs, results):
@@ -67,6 +80,10 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
                     env[sid] = memory.fit_value(val, acc.storage.dtype, acc.view.shape).reshape(-1)
                 else:
                     env[sid] = memory.write(env[sid], acc.view, acc.storage.shape, val)
+            if _recomputable(op, results):
+                known = recipe(_ufunc_of(outs, op.params), tuple(k or v for k, v in zip(lazies, ins)), results[0])
+                if known is not None:
+                    recipes[op.outs[0].storage.id] = (env[op.outs[0].storage.id], known)
         outputs = [None if k in aliases else value(x) for k, x in enumerate(program.outputs)]
         finals = [env[s.id].reshape(s.shape) for s in mutated]
         return (outputs, finals, flags) if checked else (outputs, finals)
@@ -75,6 +92,18 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
     run.aliases = aliases  # NB: result index -> index among finals
     run.checked_ops = [(op, checks[id(op)][0]) for op in program.ops if id(op) in checks]
     return run
+
+
+def _recomputable(op, results: list) -> bool:
+    """Whether ``op`` is a cheap elementwise op that wrote ``results`` to a whole storage."""
+    if op.prim != "ufunc" or op.params["name"] not in UFUNCS or op.params.get("masked") or len(op.outs) != 1:
+        return False
+    (out,) = op.outs
+    return out.view == contiguous(out.storage.shape) and results[0].shape == out.view.shape
+
+
+def _ufunc_of(outs: list, params: dict) -> Callable:
+    return lambda *xs: RULES["ufunc"](list(xs), outs, **params)[0]
 
 
 def _update_in_place(op, env: dict, value: Callable, arguments: dict) -> bool:

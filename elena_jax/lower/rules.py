@@ -22,6 +22,7 @@ import numpy as np
 from jax import lax
 
 from . import memory
+from .lazy import Lazy
 from .memory import cast
 from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded, unfolded_whole
 from .summation import in_pieces, pairwise_sum, running, sequential
@@ -423,12 +424,15 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 @rule("reduce")
 def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None):
-    x = jnp.asarray(ins[0])
+    lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's pairwise sum slices one
+    x = jnp.asarray(ins[0].value if lazy else ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
     if ordered is not None:
+        if lazy and lazy.dtype == x.dtype and not masked and list(axes) == list(ordered[1]) == [x.ndim - 1]:
+            x = lazy  # NB: summed over its last axis as it is (see _ordered)
         return [_ordered(x, ins[1] if masked else None, name, axes, keepdims, initial, *ordered, stored=outs[0][1])]
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
@@ -461,9 +465,10 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     rest = tuple(i for i in axes if i not in run)
     if order == "pairwise" and name == "add":
         start = 0 if initial is None else initial
-        r = pairwise_sum(jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms), start, *pieces, stored)
+        runs = x if isinstance(x, Lazy) else jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms)
+        r = pairwise_sum(runs, start, *pieces, stored)
     else:
-        xs = jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape)
+        xs = jnp.transpose(x.value if isinstance(x, Lazy) else x, (*run, *rest, *kept)).reshape(terms, *shape)
         if name == "add":
             r = sequential(xs, 0 if initial is None else initial)
         else:  # NB: where a kept axis is innermost, NumPy's loop is its elementwise product

@@ -29,6 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .lazy import Lazy
+
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # Leaves up to which a run is summed as the recursion reads, each leaf's rows sliced one by one:
@@ -48,9 +50,12 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     `_keeping`): float16 runs are summed in float32 and the total rounded to float16 after
     each piece, as NumPy's half loop does.
     """
+    n = x.shape[-1]
+    if isinstance(x, Lazy) and (min(block or n, piece or n) < n or x.dtype.kind != "f" or x.dtype == np.float16
+                                or len(_plan(n).present) > _FEW):
+        x = x.value  # NB: sliced as the recursion reads a run in one piece, or not at all
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)  # NB: the start in x's own type first, as NumPy's out
-    n = x.shape[-1]
     pieces = _chunked(lambda b: _chunked(lambda p: _pairwise(p)[..., None], b, piece), x, block)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = _start(start, x.dtype, x.shape[:-1])
@@ -68,7 +73,7 @@ def _chunked(f, x, size: int | None):
     if whole:
         results.append(f(x[..., :whole].reshape(*lead, -1, size)).reshape(*lead, -1))
     if n > whole or not whole:
-        results.append(f(x[..., whole:]))
+        results.append(f(x[..., whole:] if whole else x))
     return jnp.concatenate(results, -1)
 
 

@@ -1,0 +1,81 @@
+"""Elementwise values a sum computes slice by slice, from their recipes.
+
+NumPy's pairwise sum (summation.py) reads each run in slices of 8 elements,
+32 slices for rows of 256. XLA:CPU fuses a producer into at most 15 of its
+uses, so an elementwise chain summed over such rows (standardize's deviations
+``x - mean`` and their squares) was written to memory and read back: a pass
+over 32 MB each for 1e6 values. A `Lazy` is such a value with its recipe, the
+ufunc and its operands (arrays, or Lazy values themselves), so that a slice of
+it is the ufunc of its operands' slices and a sum reads only the chain's
+inputs. Other users take its ``value``, computed as before.
+
+Invariant: a slice of a Lazy is bit for bit that slice of its ``value``: the
+same operations on the same elements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+MAX_OPS = 16  # ufuncs in a recipe: each slice of it is traced and compiled anew
+# Ufuncs cheaper to compute again for a sum than to read back from memory
+UFUNCS = frozenset({"add", "subtract", "multiply", "square", "negative", "positive", "absolute",
+                    "maximum", "minimum", "fmax", "fmin"})
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Lazy:
+    """``f(*operands)``, an elementwise function of arrays (and Lazy values) that broadcast
+    together to ``value``'s shape; ``value`` is that, computed whole."""
+
+    f: Callable
+    operands: tuple
+    value: object
+    ops: int
+    _slices: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.value.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    def __getitem__(self, key: tuple):
+        """``value[..., i]`` or ``value[..., i:j]`` (``key`` is ``(Ellipsis, i)`` or
+        ``(Ellipsis, slice(i, j))``), from the operands' elements there."""
+        cached = self._slices.get(_hashable(key))
+        if cached is None:
+            cached = self._slices[_hashable(key)] = self.f(*(_part(o, key) for o in self.operands))
+        return cached
+
+
+def recipe(f: Callable, operands: tuple, value) -> Lazy | None:
+    """``value`` as ``f(*operands)`` (operands that broadcast together to its shape), or None
+    where it has no axis to slice or its recipe would be too long (see MAX_OPS)."""
+    ops = 1 + sum(o.ops for o in operands if isinstance(o, Lazy))
+    return Lazy(f, tuple(operands), value, ops) if value.shape and ops <= MAX_OPS else None
+
+
+def _part(o, key: tuple):
+    """The elements of operand ``o`` that the elements ``key`` of the value use."""
+    if isinstance(o, Lazy):
+        return o[key]
+    if np.ndim(o) == 0:
+        return o
+    if np.shape(o)[-1] == 1:
+        return o[..., 0] if isinstance(key[-1], int) else o
+    return o[key]
+
+
+def _hashable(key: tuple) -> tuple:
+    last = key[-1]
+    return (last.start, last.stop) if isinstance(last, slice) else last
