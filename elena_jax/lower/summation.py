@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .lazy import Lazy
+from .lazy import MAX_SLICED, Lazy
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
@@ -52,7 +52,7 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     """
     n = x.shape[-1]
     if isinstance(x, Lazy) and (min(block or n, piece or n) < n or x.dtype.kind != "f" or x.dtype == np.float16
-                                or len(_plan(n).present) > _FEW):
+                                or len(_plan(n).present) > _FEW or (n // _LANES + n % _LANES) * x.ops > MAX_SLICED):
         x = x.value  # NB: sliced as the recursion reads a run in one piece, or not at all
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)  # NB: the start in x's own type first, as NumPy's out
