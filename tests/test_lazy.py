@@ -122,3 +122,53 @@ def test_long_rows_read_the_chain_as_computed():
     assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 256))) >= 64  # NB: a difference and a product per slice
     assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 4096))) == 0
     check(CHAINS["row_vector"], data((3, 4096), np.float64, seed=10), fma=False)
+
+
+def standardize_columns(x, eps=1e-6):
+    x -= x.mean(axis=0)
+    x /= x.std(axis=0) + eps
+    return x
+
+
+COLUMN_CHAINS = {
+    "standardize_columns": standardize_columns,
+    "squares": lambda x: (x * x).sum(axis=0),
+    "deviations_3d": lambda x: (x - x[0]).sum(axis=0),
+    "absolute_keepdims": lambda x: np.abs(x - 1.5).mean(axis=0, keepdims=True),
+}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 9, 32, 33, 64, 65, 70, 1003])
+@pytest.mark.parametrize("name", list(COLUMN_CHAINS))
+def test_sums_of_chains_down_columns_are_numpys(name, n):
+    # NB: a kept axis innermost: NumPy adds the rows one after another, here in a loop over
+    # blocks of 8 rows, each block's chain computed from the operands' rows
+    shape = (n, 5, 3) if name == "deviations_3d" else (n, 7)
+    check(COLUMN_CHAINS[name], data(shape, np.float64, seed=n), what=name, fma=False)
+
+
+def test_column_standardize_loops_over_its_input():
+    # NB: the loop over blocks of rows took the deviations and their squares as its input, each
+    # written to memory first (32 MB at 1e6 x 4); now its blocks are the argument's
+    with jax.enable_x64(True):
+        pure = elena_jax.pure(standardize_columns)
+        text = jax.jit(lambda x: pure(x)[0]).lower(jnp.ones((1000, 40))).compile().as_text()
+        entry = text[text.index("\nENTRY"):]
+        assert entry.count("= f64[125,8,40]") == 1  # NB: the argument, seen as blocks
+
+
+def test_sums_down_columns_under_jit_vmap_and_grad():
+    x = data((70, 6), np.float32, seed=11)
+    f = elena_jax.functionalize(COLUMN_CHAINS["absolute_keepdims"], fma=False)
+    want = COLUMN_CHAINS["absolute_keepdims"]
+    assert_same_bits(jax.jit(f)(x), want(x.copy()))
+    assert_same_bits(jax.vmap(f)(np.stack([x, x[::-1]])), np.stack([want(x.copy()), want(x[::-1].copy())]))
+    g = jax.grad(lambda v: jnp.sum(elena_jax.functionalize(COLUMN_CHAINS["squares"])(v)))(x)
+    np.testing.assert_allclose(g, 2 * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.complex128, np.int32])
+def test_chains_down_columns_of_other_types_are_numpys(dtype):
+    x = data((70, 6), dtype, seed=12)
+    for name in ("squares", "absolute_keepdims"):
+        check(COLUMN_CHAINS[name], x, what=name, fma=False)

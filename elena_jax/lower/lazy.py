@@ -62,6 +62,32 @@ class Lazy:
             cached = self._slices[_hashable(key)] = self.f(*(_part(o, key) for o in self.operands))
         return cached
 
+    def leaves(self) -> list:
+        """The arrays the recipe computes from, in the order `evaluate` takes them."""
+        return [v for o in self.operands for v in (o.leaves() if isinstance(o, Lazy) else [o])]
+
+    def evaluate(self, take: Callable):
+        """The recipe computed from ``take(a)`` in place of each of its arrays ``a``, in turn."""
+        return self.f(*(o.evaluate(take) if isinstance(o, Lazy) else take(o) for o in self.operands))
+
+    def rows(self, start: int, stop: int):
+        """``value[start:stop]``, from the operands' rows there (along the first axis)."""
+        return self.evaluate(lambda o: o[start:stop] if _varies(o, self.ndim) else o)
+
+    def blocks(self, stop: int, size: int) -> tuple[list, Callable]:
+        """The arrays that vary along the first axis, their first ``stop`` rows cut into blocks of
+        ``size`` (a new first axis), and a function of one block of each that computes the
+        value's rows there: the terms of a loop over the first axis (summation._chain)."""
+        leaves = self.leaves()
+        varying = [k for k, o in enumerate(leaves) if _varies(o, self.ndim)]
+        xs = [leaves[k][:stop].reshape(-1, size, *np.shape(leaves[k])[1:]) for k in varying]
+
+        def rows_of(block: list):
+            given, order = dict(zip(varying, block)), iter(range(len(leaves)))
+            return self.evaluate(lambda o: given.get(next(order), o))
+
+        return xs, rows_of
+
 
 def recipe(f: Callable, operands: tuple, value) -> Lazy | None:
     """``value`` as ``f(*operands)`` (operands that broadcast together to its shape), or None
@@ -79,6 +105,11 @@ def _part(o, key: tuple):
     if np.shape(o)[-1] == 1:
         return o[..., 0] if isinstance(key[-1], int) else o
     return o[key]
+
+
+def _varies(o, ndim: int) -> bool:
+    """Whether array operand ``o`` of a value of ``ndim`` axes varies along the value's first."""
+    return np.ndim(o) == ndim and np.shape(o)[0] != 1
 
 
 def _hashable(key: tuple) -> tuple:

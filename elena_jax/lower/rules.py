@@ -424,15 +424,15 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 @rule("reduce")
 def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None):
-    lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's pairwise sum slices one
+    lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's sums compute one in parts
     x = jnp.asarray(ins[0].value if lazy else ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
     if ordered is not None:
-        if lazy and lazy.dtype == x.dtype and not masked and list(axes) == list(ordered[1]) == [x.ndim - 1]:
-            x = lazy  # NB: summed over its last axis as it is (see _ordered)
+        if lazy and lazy.dtype == x.dtype and not masked and _as_laid_out(name, axes, ordered, x.ndim):
+            x = lazy
         return [_ordered(x, ins[1] if masked else None, name, axes, keepdims, initial, *ordered, stored=outs[0][1])]
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
@@ -449,6 +449,14 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     if initial is not None:
         r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
     return [r.astype(dtype)]
+
+
+def _as_laid_out(name: str, axes: tuple[int, ...], ordered: tuple, ndim: int) -> bool:
+    """Whether NumPy's sum over ``axes`` takes its operand as it is laid out: each run along its
+    last axis pairwise, or its first axis term after term (`_ordered`), so that a lazy.Lazy
+    operand is computed slice by slice, or block by block, and never whole."""
+    order, run = ordered[0], list(ordered[1])
+    return name == "add" and list(axes) == run == ([ndim - 1] if order == "pairwise" else [0])
 
 
 def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial, order: str,
@@ -468,7 +476,7 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
         runs = x if isinstance(x, Lazy) else jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms)
         r = pairwise_sum(runs, start, *pieces, stored)
     else:
-        xs = jnp.transpose(x.value if isinstance(x, Lazy) else x, (*run, *rest, *kept)).reshape(terms, *shape)
+        xs = x if isinstance(x, Lazy) else jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape)
         if name == "add":
             r = sequential(xs, 0 if initial is None else initial)
         else:  # NB: where a kept axis is innermost, NumPy's loop is its elementwise product

@@ -148,11 +148,11 @@ def _in_turn(step, total, terms, shared: bool):
     n = terms.shape[0]
     if not shared or not n or n > 8 * _LANES:
         return _chain(step, total, terms)[0]
-    total = _chain(step, total, terms[:-2])[0]
+    total = _chain(step, total, terms, max(n - 2, 0))[0]
     if n > 1:
-        last = terms[-2:]
+        last = _rows(terms, n - 2, n)
     else:  # NB: a lone term goes second, after the total itself: repeated, XLA computed it twice
-        last = jnp.concatenate([total[None], terms])
+        last = jnp.concatenate([total[None], _rows(terms, 0, n)])
     apply = np.arange(2) >= 2 - n  # NB: by the loop's counter, so XLA cannot fold the loop away
     return lax.scan(lambda total, item: (jnp.where(item[1], step(total, item[0]), total), None),
                     total, (last, apply))[0]
@@ -166,10 +166,12 @@ def running(op, x):
     return jnp.concatenate([x[:1], _chain(op, x[0], x[1:], keep=True)[1]])
 
 
-def _chain(op, total, terms, keep: bool = False):
-    """``op`` applied to ``total`` and each term in turn: the final value and, with ``keep``,
-    every one. A chain of dependent steps, which XLA cannot reorder: unrolled when short,
-    else a loop over blocks of 8 terms, and the rest unrolled."""
+def _chain(op, total, terms, count: int | None = None, keep: bool = False):
+    """``op`` applied to ``total`` and each of the first ``count`` terms (all) in turn: the final
+    value and, with ``keep``, every one. A chain of dependent steps, which XLA cannot reorder:
+    unrolled when short, else a loop over blocks of 8 terms, and the rest unrolled. Terms that
+    are a Lazy (lazy.py) are computed a block at a time in the loop, from its arrays' blocks:
+    as the loop's input, XLA wrote them to memory first (a pass over the terms each)."""
 
     def unrolled(total, terms):
         steps = []
@@ -178,16 +180,25 @@ def _chain(op, total, terms, keep: bool = False):
             steps.append(total)
         return total, jnp.stack(steps) if keep else None
 
-    n = terms.shape[0]
+    n = terms.shape[0] if count is None else count
     if n <= 8 * _LANES:
-        return unrolled(total, terms)
+        return unrolled(total, _rows(terms, 0, n))
     body = n - n % _LANES
-    total, steps = lax.scan(unrolled, total, terms[:body].reshape(-1, _LANES, *terms.shape[1:]))
+    if isinstance(terms, Lazy):
+        xs, rows_of = terms.blocks(body, _LANES)
+        total, steps = lax.scan(lambda t, block: unrolled(t, rows_of(block)), total, xs, length=body // _LANES)
+    else:
+        total, steps = lax.scan(unrolled, total, terms[:body].reshape(-1, _LANES, *terms.shape[1:]))
     steps = steps.reshape(-1, *terms.shape[1:]) if keep else None
     if body < n:
-        total, rest = unrolled(total, terms[body:])
+        total, rest = unrolled(total, _rows(terms, body, n))
         steps = jnp.concatenate([steps, rest]) if keep else None
     return total, steps
+
+
+def _rows(terms, start: int, stop: int):
+    """``terms[start:stop]``, of a Lazy computed there."""
+    return terms.rows(start, stop) if isinstance(terms, Lazy) else terms[start:stop]
 
 
 def _pairwise(x):
