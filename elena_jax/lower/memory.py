@@ -190,7 +190,7 @@ def _put(t: tuple, i: int, value) -> tuple:
 # NB: NumPy's float -> int casts on x86 go through the CPU's truncating conversion to int32 (for
 # integers of up to 32 bits, then wrapped to the width) or int64, which gives the minimum integer
 # for NaN and out-of-range values; XLA saturates instead (uint8(300.7) is 44 in NumPy, 255 in XLA).
-# uint32 and uint64 keep XLA's conversion.
+# uint32 and uint64 are C's casts on x86 (see _unsigned).
 _VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
 
 
@@ -204,12 +204,34 @@ def cast(x, dtype):
         return x
     if x.dtype.kind == "c" and dtype == np.bool_:
         return x != 0
-    if x.dtype.kind == "f" and dtype.kind in "iu" and not (dtype.kind == "u" and dtype.itemsize >= 4):
-        via = np.dtype(_VIA[dtype.itemsize])
-        lo = float(np.iinfo(via).min)
+    if x.dtype.kind == "f" and dtype.kind in "iu":
         t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
-        x = lax.convert_element_type(jnp.where((t >= lo) & (t < -lo), t, lo), via)  # NB: False for NaN
+        if x.dtype == np.float16 and dtype == np.uint32:  # NB: NumPy's half loop casts through int64
+            x = _signed(t, np.dtype(np.int64))
+        elif dtype.kind == "u" and dtype.itemsize >= 4:
+            return _unsigned(t, dtype)
+        else:
+            x = _signed(t, np.dtype(_VIA[dtype.itemsize]))
     return lax.convert_element_type(x, dtype)
+
+
+def _signed(t, via: np.dtype):
+    """Whole floats ``t`` as the CPU converts them to the signed ``via``: its minimum for NaN and
+    values out of its range."""
+    lo = float(np.iinfo(via).min)
+    return lax.convert_element_type(jnp.where((t >= lo) & (t < -lo), t, lo), via)  # NB: False for NaN
+
+
+def _unsigned(t, dtype: np.dtype):
+    """Whole floats ``t`` as uint32 or uint64 by C's cast on x86: below half the range the signed
+    conversion, from there that of ``t - half`` with the top bit set again. So 2**64 and inf
+    give 0, -1 gives 2**64 - 1, NaN and -inf 2**63 (as uint64); XLA saturates (2**64 - 1, 0, 0).
+    Found by the fuzzer: ``np.add.at`` of a uint64 view adds in float64 and casts back."""
+    signed = np.dtype(f"i{dtype.itemsize}")
+    half = -float(np.iinfo(signed).min)
+    top = t >= half  # NB: False for NaN
+    bits = lax.bitcast_convert_type(_signed(jnp.where(top, t - half, t), signed), dtype)
+    return jnp.where(top, lax.bitwise_xor(bits, np.array(2 ** (8 * dtype.itemsize - 1), dtype)), bits)
 
 
 def fit_value(value, dtype, shape):
