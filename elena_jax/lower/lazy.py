@@ -1,15 +1,18 @@
-"""Elementwise values a sum computes slice by slice, from their recipes.
+"""Elementwise values a sum computes in parts, from their recipes.
 
 NumPy's pairwise sum (summation.py) reads each run in slices of 8 elements,
 32 slices for rows of 256. XLA:CPU fuses a producer into at most 15 of its
 uses, so an elementwise chain summed over such rows (standardize's deviations
 ``x - mean`` and their squares) was written to memory and read back: a pass
-over 32 MB each for 1e6 values. A `Lazy` is such a value with its recipe, the
-ufunc and its operands (arrays, or Lazy values themselves), so that a slice of
-it is the ufunc of its operands' slices and a sum reads only the chain's
-inputs. Other users take its ``value``, computed as before.
+over 32 MB each for 1e6 values; a sum down columns, a loop over blocks of
+rows, took the chain as the loop's input, written to memory first too. A
+`Lazy` is such a value with its recipe, the ufunc and its operands (arrays, or
+Lazy values themselves), so that a slice of it (`__getitem__`, along the last
+axis) or a block of its rows (`rows`, `blocks`) is the ufunc of its operands'
+parts, and a sum reads only the chain's inputs. Other users take its
+``value``, computed as before.
 
-Invariant: a slice of a Lazy is bit for bit that slice of its ``value``: the
+Invariant: a part of a Lazy is bit for bit that part of its ``value``: the
 same operations on the same elements.
 """
 
