@@ -190,7 +190,9 @@ def _put(t: tuple, i: int, value) -> tuple:
 # NB: NumPy's float -> int casts on x86 go through the CPU's truncating conversion to int32 (for
 # integers of up to 32 bits, then wrapped to the width) or int64, which gives the minimum integer
 # for NaN and out-of-range values; XLA saturates instead (uint8(300.7) is 44 in NumPy, 255 in XLA).
-# uint32 and uint64 are C's casts on x86 (see _unsigned).
+# uint32 goes through int64 (2**32 + 5 is 5, NaN 0), as NumPy's scalar loop: its vectorized loop
+# (runs of 4 contiguous elements) gives 0x80000000 for NaN and values below -2**31, 0 from 2**32.
+# uint64 is C's cast on x86 (see _unsigned), which both loops compute.
 _VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
 
 
@@ -206,12 +208,10 @@ def cast(x, dtype):
         return x != 0
     if x.dtype.kind == "f" and dtype.kind in "iu":
         t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
-        if x.dtype == np.float16 and dtype == np.uint32:  # NB: NumPy's half loop casts through int64
-            x = _signed(t, np.dtype(np.int64))
-        elif dtype.kind == "u" and dtype.itemsize >= 4:
+        if dtype == np.uint64:
             return _unsigned(t, dtype)
-        else:
-            x = _signed(t, np.dtype(_VIA[dtype.itemsize]))
+        # NB: uint32 through int64, as NumPy's scalar and strided loops (and its half loop) do
+        x = _signed(t, np.dtype(np.int64 if dtype == np.uint32 else _VIA[dtype.itemsize]))
     return lax.convert_element_type(x, dtype)
 
 
@@ -223,7 +223,7 @@ def _signed(t, via: np.dtype):
 
 
 def _unsigned(t, dtype: np.dtype):
-    """Whole floats ``t`` as uint32 or uint64 by C's cast on x86: below half the range the signed
+    """Whole floats ``t`` as an unsigned type by C's cast on x86: below half the range the signed
     conversion, from there that of ``t - half`` with the top bit set again. So 2**64 and inf
     give 0, -1 gives 2**64 - 1, NaN and -inf 2**63 (as uint64); XLA saturates (2**64 - 1, 0, 0).
     Found by the fuzzer: ``np.add.at`` of a uint64 view adds in float64 and casts back."""
