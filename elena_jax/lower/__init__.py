@@ -54,10 +54,10 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
 
         def lazy(x):
             """x's value as a lazy.Lazy where it is a whole storage that has one, else None."""
-            if isinstance(x, Const) or x.view != contiguous(x.storage.shape):
+            if isinstance(x, Const) or x.storage.id not in recipes:
                 return None
-            flat, known = recipes.get(x.storage.id, (None, None))
-            return known if flat is env[x.storage.id] else None
+            flat, known = recipes[x.storage.id]
+            return known if flat is env[x.storage.id] and x.view == contiguous(x.storage.shape) else None
 
         for op in program.ops:
             if op.prim == "arg":

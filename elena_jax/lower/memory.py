@@ -193,7 +193,8 @@ def _put(t: tuple, i: int, value) -> tuple:
 # uint32 goes through int64 (2**32 + 5 is 5, NaN 0), as NumPy's scalar loop: its vectorized loop
 # (runs of 4 contiguous elements) gives 0x80000000 for NaN and values below -2**31, 0 from 2**32.
 # uint64 is C's cast on x86 (see _unsigned), which both loops compute.
-_VIA = {1: np.int32, 2: np.int32, 4: np.int32, 8: np.int64}
+_VIA = {np.dtype(t): np.dtype(np.int64 if t in (np.int64, np.uint32) else np.int32)
+        for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64)}
 
 
 def cast(x, dtype):
@@ -210,8 +211,7 @@ def cast(x, dtype):
         t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
         if dtype == np.uint64:
             return _unsigned(t, dtype)
-        # NB: uint32 through int64, as NumPy's scalar and strided loops (and its half loop) do
-        x = _signed(t, np.dtype(np.int64 if dtype == np.uint32 else _VIA[dtype.itemsize]))
+        x = _signed(t, _VIA[dtype])
     return lax.convert_element_type(x, dtype)
 
 
