@@ -753,6 +753,9 @@ PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tenso
 # Functions jax.numpy computes in floating point for integer operands unless given the type
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
+# Sums of products NumPy accumulates in float32 for float16 operands (its half loops convert each
+# element); jax.numpy's einsum reduces float16 in float16 unless told the type to accumulate in.
+HALF_IN_SINGLE = {"dot", "matmul", "vdot", "inner", "einsum", "tensordot", "vecdot", "convolve", "correlate"}
 # Static list arguments that JAX wants as arrays: (function, position or keyword) pairs.
 LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0),
                  ("insert", 1), ("insert", 2)}
@@ -781,6 +784,8 @@ def _prepare(name, args, kwargs, dtypes):
         target = dtypes[0]
     if name in INTEGER_EXACT and dtypes and (target or dtypes[0]).kind in "iu":
         kwargs["preferred_element_type"] = target or dtypes[0]
+    elif name in HALF_IN_SINGLE and dtypes and dtypes[0] == np.float16:
+        kwargs["preferred_element_type"] = np.dtype(np.float32)
 
     def convert(x):
         if isinstance(x, Tracer) and target is not None:
@@ -1049,29 +1054,45 @@ _einsum = jnp_function(np.einsum)
 
 @implements(np.einsum)
 def einsum(*operands, **kwargs):
-    """NB: one operand relabelled without summing (``'ij->ji'``, the diagonal ``'ii->i'``) is a
-    writeable view in NumPy: a view here too. Everything else is computed by jax.numpy."""
+    """One operand relabelled without summing (``'ij->ji'``, the diagonal ``'ii->i'``) is a
+    writeable view in NumPy: a view here too. One float operand summed over some of its labels
+    (``'ijk->ik'``) is ``np.add.reduce`` over them, which adds in NumPy's order: NumPy's einsum
+    adds a label that is not innermost row after row, as add.reduce does, and float16 in float32.
+    Everything else is computed by jax.numpy."""
     if len(operands) == 2 and isinstance(operands[0], str) and isinstance(operands[1], Tracer) \
             and kwargs.get("out") is None:
-        view = _einsum_view(operands[1].header, operands[0])
-        if view is not None:
-            return operands[1].view_of(view)
+        x = operands[1]
+        labels = _einsum_labels(x.ndim, operands[0])
+        if labels is not None and set(labels[1]) == set(labels[0]):
+            view = _einsum_view(x.header, *labels)
+            if view is not None:
+                return x.view_of(view)
+        elif labels is not None and x.dtype.kind == "f" and set(kwargs) <= {"optimize"} \
+                and len(set(labels[0])) == x.ndim:
+            return _einsum_sum(x, *labels)
     return _einsum(*operands, **kwargs)
 
 
-def _einsum_view(v: V.View, spec: str) -> V.View | None:
-    """The View of one operand's ``einsum(spec)`` where it sums nothing, else None."""
+def _einsum_labels(ndim: int, spec: str) -> tuple[str, str] | None:
+    """The labels of one operand's ``einsum(spec)`` and of its output, ``...`` spelled out; None
+    where the spec does not fit one operand of ``ndim`` axes (NumPy's error to raise) or sums
+    repeated labels in implicit mode."""
     spec = spec.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     if "," in inputs:
         return None
-    dots = [chr(0x100 + k) for k in range(v.ndim - len(inputs.replace("...", "")))]
+    dots = [chr(0x100 + k) for k in range(ndim - len(inputs.replace("...", "")))]
     labels = inputs.replace("...", "".join(dots))
-    if len(labels) != v.ndim or not arrow and len(set(labels)) != len(labels):
-        return None  # NB: implicit mode sums repeated labels; a wrong count is NumPy's error to raise
-    output = output.replace("...", "".join(dots)) if arrow else "".join(dots) + "".join(sorted(set(labels) - set(dots)))
-    if set(output) != set(labels) or len(set(output)) != len(output):
+    if len(labels) != ndim or not arrow and len(set(labels)) != len(labels):
         return None
+    output = output.replace("...", "".join(dots)) if arrow else "".join(dots) + "".join(sorted(set(labels) - set(dots)))
+    if not set(output) <= set(labels) or len(set(output)) != len(output):
+        return None
+    return labels, output
+
+
+def _einsum_view(v: V.View, labels: str, output: str) -> V.View | None:
+    """The View of one operand's einsum that sums nothing, else None."""
     shape, strides = [], []
     for label in output:
         axes = [i for i, x in enumerate(labels) if x == label]
@@ -1080,6 +1101,14 @@ def _einsum_view(v: V.View, spec: str) -> V.View | None:
         shape.append(v.shape[axes[0]])
         strides.append(sum(v.strides[i] for i in axes))
     return V.View.make(shape, strides, v.offset)
+
+
+def _einsum_sum(x: Tracer, labels: str, output: str) -> Tracer:
+    """One operand's einsum that sums the labels missing from ``output``: a fresh array, as NumPy's."""
+    total = np.add.reduce(x, axis=tuple(i for i, label in enumerate(labels) if label not in output))
+    kept = [label for label in labels if label in output]
+    order = [kept.index(label) for label in output]
+    return total if order == sorted(order) else np.transpose(total, order).copy()
 
 
 def _complex_part(func):
