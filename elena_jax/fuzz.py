@@ -476,10 +476,31 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     if action == "add_at" and t.ndim and t.size and kind in "fiu":
         idx = draw.int_list(0, t.shape[0] - 1, 1, 6)
         return ("add_at", target, str(idx), _literal(draw, kind, positive=True))
+    if action == "mask_key" and t.ndim and t.size:
+        return _mask_key_step(draw, f"r{k}", target, t)
     masks = [n for n in names if env[n].dtype.kind == "b" and env[n].shape == t.shape]
     mask = draw.choice(masks) if masks and draw.boolean() else \
         f"{target} {'!=' if kind == 'b' else '>'} {_literal(draw, kind)}"
     return ("setitem", target, mask, _literal(draw, kind))
+
+
+def _mask_key_step(draw, name: str, target: str, t: np.ndarray) -> tuple:
+    """A traced mask over one axis beside basic indices (``t[t[:, 0] > 0, 1:]``): a scalar
+    written through it, or, where NumPy's selection comes first (integers before the mask), an
+    in-place operator or a sum of the selection."""
+    axis = draw.integers(0, t.ndim - 1)
+    kind = t.dtype.kind
+    probe = ", ".join(":" if i == axis else "0" for i in range(t.ndim))
+    mask = f"({target}[{probe}] {'!=' if kind == 'b' else '>'} {_literal(draw, kind)})"
+    head = [str(draw.integers(-n, n - 1)) if draw.boolean() else ":" for n in t.shape[:axis]]
+    tail = [draw.choice([":", str(draw.integers(-n, n - 1)), _slice(draw, n)]) for n in t.shape[axis + 1:]]
+    key = ", ".join([*head, mask, *tail])
+    action = draw.choice(["set", "augment", "sum"]) if ":" not in head else "set"
+    if action == "augment" and kind in "fiu":
+        return ("augment", target, key, draw.choice(["+", "*", "-"]), _literal(draw, kind, positive=True))
+    if action == "sum" and kind in "fiu":
+        return ("view", name, target, f"[{key}].sum()")
+    return ("setitem", target, key, _literal(draw, kind))
 
 
 def _axis(draw, nd: int, none: bool = True) -> int | None:
@@ -812,6 +833,9 @@ STYLES = {
     "library": Style(LIBRARY_ACTIONS, _basic_index, _any_shape, tuple(DTYPES)),
     # the library programs over the dtypes style's types
     "library-dtypes": Style(LIBRARY_ACTIONS, _basic_index, _any_shape, OTHER_DTYPES),
+    # traced boolean masks beside basic indices (`a[a[:, 0] > 0, 1:] = 0`, `a[0, m] *= 2`), among
+    # the general steps
+    "masks": Style(GENERAL_ACTIONS + ("mask_key",) * 6, _basic_index, _any_shape, tuple(DTYPES)),
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),

@@ -128,6 +128,39 @@ class Trace:
         _strided(base, t)[...] = value
         self.known[t.storage.id] = base
 
+    def same_value(self, a: Tracer, b: Tracer) -> bool:
+        """Whether ``a`` and ``b`` hold equal values for certain: one view of one storage, or
+        equal views of storages that one op each defined from equal operands and nothing wrote
+        since (``m = ~big`` spelled twice). False where that is not known."""
+        if (a.storage, a.header) == (b.storage, b.header):
+            return True
+        return a.header == b.header and self._same_definition(a.storage, b.storage, depth=4)
+
+    def _same_definition(self, s: Storage, t: Storage, depth: int) -> bool:
+        ops = self.program.ops
+        writers = [[i for i, op in enumerate(ops) if any(o.storage is x for o in op.outs)] for x in (s, t)]
+        if depth == 0 or any(len(w) != 1 for w in writers):
+            return False
+        (i,), (j,) = writers
+        x, y = ops[i], ops[j]
+        whole = [op.outs.index(Access.whole(r)) if Access.whole(r) in op.outs else -1 for op, r in ((x, s), (y, t))]
+        if (x.prim, len(x.ins), len(x.outs), s.shape, s.dtype) != (y.prim, len(y.ins), len(y.outs), t.shape, t.dtype) \
+                or -1 in whole or whole[0] != whole[1] or not _equal_params(x.params, y.params):
+            return False
+        for u, v in zip(x.ins, y.ins):
+            if isinstance(u, Const) and isinstance(v, Const):
+                same = u.weak == v.weak and np.asarray(u.value).dtype == np.asarray(v.value).dtype \
+                    and np.array_equal(u.value, v.value)
+            elif isinstance(u, Access) and isinstance(v, Access) and u.view == v.view:
+                written = any(o.storage is u.storage for op in ops[min(i, j) + 1: max(i, j)] for o in op.outs)
+                same = u.storage is v.storage and not written \
+                    or u.storage is not v.storage and self._same_definition(u.storage, v.storage, depth - 1)
+            else:
+                same = False
+            if not same:
+                return False
+        return True
+
     def write(self, prim: str, ins, dsts, /, **params) -> None:
         """An in-place write: the op's results go into the views ``dsts``."""
         for d in dsts:
@@ -178,6 +211,13 @@ class Trace:
             if t.id != source:
                 self.record("reinterpret", [base.access], [Access.whole(t)], {"kind": kind})
                 self._mirror(t, source=-1)
+
+
+def _equal_params(p: dict, q: dict) -> bool:
+    try:
+        return p.keys() == q.keys() and all(bool(np.all(p[k] == q[k])) for k in p)
+    except (TypeError, ValueError):
+        return False
 
 
 def _strided(base: np.ndarray, t: Tracer) -> np.ndarray:

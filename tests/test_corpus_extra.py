@@ -1032,8 +1032,16 @@ def bincount_without_minlength(labels):
     return np.bincount(labels)
 
 
+def _gray_pixels(n, rng):
+    rgb = rng.uniform(0, 1, (n + 1, n + 2, 3))
+    rgb[::2, 1] = rgb[::2, 1, :1]  # NB: no spread: the mask leaves these out
+    return (rgb,)
+
+
+@case(_gray_pixels)
 def rgb_to_hsv_boolean_index_reads(rgb):
-    """skimage-style ``out[idx] = expression[idx]``: the masked read has a data-dependent shape."""
+    """skimage-style ``out[idx, 1] = expression[idx]``: selections through one traced mask,
+    written through it beside an integer (refused as data-dependent until session 18)."""
     out = np.zeros_like(rgb)
     v = rgb.max(-1)
     delta = np.ptp(rgb, -1)
@@ -1049,7 +1057,6 @@ DATA_DEPENDENT = [
     (histogram_auto_bins, lambda rng: (rng.normal(size=9),), "np.histogram(x"),
     (ufunc_reduce_of_a_list, lambda rng: (rng.uniform(size=(4, 5)) > 0.5,), "np.logical_or.reduce(shifts)"),
     (python_max_of_traced, lambda rng: (rng.integers(0, 9, 7),), "max(hist.max(), 1)"),
-    (rgb_to_hsv_boolean_index_reads, lambda rng: (rng.uniform(0, 1, (4, 5, 3)),), "delta[idx]"),
     (unique_labels_without_size, lambda rng: (rng.integers(0, 4, 9),), "np.unique"),
     (early_exit_if_any, lambda rng: (_boxes(4, rng),), "if (boxes"),
     (where_one_argument, lambda rng: (rng.uniform(size=6),), "np.where(scores"),

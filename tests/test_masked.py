@@ -68,3 +68,119 @@ def test_shape_of_a_traced_selection_is_refused_with_the_line():
 
     with pytest.raises(elena_jax.ConcretizationError, match=r"data-dependent shape[\s\S]*test_masked.py"):
         elena_jax.functionalize(f)(np.arange(4.0))
+
+
+# --- a traced mask beside basic indices ----------------------------------------------------------
+# NumPy turns the mask into index arrays and places them, with the key's integers, as advanced
+# indices; the rest of the key is basic. These were wrong until session 18: the entries after the
+# mask were ignored (``p[m, 3] *= 0.5`` scaled whole rows; an acceptance campaign's find).
+def scale_one_column_of_selected_rows(p):
+    p[p[:, 0] > 0, 3] *= 0.5
+    return p, p[p[:, 1] > 0, 2].sum(), p[p[:, 2] < 0, 1:].mean()
+
+
+def write_column_ranges_of_selected_rows(a):
+    m = a[:, 0] > 0
+    a[m, 1:3] = 0
+    a[m, ::2] += 1
+    a[m, 0] = a[m, 1]
+    return a
+
+
+def zero_one_channel_where_bright(img):
+    img[img.sum(axis=2) > 1.5, 1] = 0
+    return img
+
+
+def mask_after_an_integer_and_a_slice(a):
+    a[0, a[0] > 0.5] = 9  # NB: mask on a later axis: its selection stands where the mask stands
+    a[:, a[1, :, 0] > 0.5] = -1
+    a[1, :, a[1, 0] < 0.5] *= 2  # NB: integer and mask apart: NumPy puts the selection first
+    return a
+
+
+def causal_scores_masked(s):
+    causal = np.triu(np.ones(s.shape[-2:], bool), 1) & (s[0] > 0.2)
+    s[:, causal] = -np.inf
+    return s
+
+
+def value_broadcast_around_the_selection(a):
+    a[:, a[0, :, 0] > 0.5] = np.arange(3.0)[:, None, None]  # NB: (3, 1, 1) fits a[:, m]: (3, k, 2)
+    a[a[:, 0, 0] > 0.5, ..., 1] = np.arange(4.0)
+    return a
+
+
+@pytest.mark.parametrize("f,args", [
+    (scale_one_column_of_selected_rows, (np.arange(20.0).reshape(5, 4) - 8,)),
+    (write_column_ranges_of_selected_rows, (np.random.default_rng(4).normal(size=(9, 5)),)),
+    (zero_one_channel_where_bright, (np.random.default_rng(5).uniform(size=(4, 5, 3)),)),
+    (mask_after_an_integer_and_a_slice, (np.random.default_rng(6).uniform(size=(3, 4, 5)),)),
+    (causal_scores_masked, (np.random.default_rng(7).uniform(size=(2, 5, 5)),)),
+    (value_broadcast_around_the_selection, (np.random.default_rng(8).uniform(size=(3, 4, 2)),)),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_mask_beside_basic_indices_matches_numpy(f, args):
+    run_both(f, *args)
+
+
+@pytest.mark.parametrize("f,exc,match", [
+    (lambda a: a[:, a[0] > 0], elena_jax.ConcretizationError, "data-dependent shape"),
+    (lambda a: a.__setitem__((a[:, 0] > 0, 1), np.ones(3)), elena_jax.ConcretizationError,
+     "one count of selected elements"),
+    (lambda a: a.__setitem__((a[:, 0] > 0, slice(0, 2)), np.ones(3)), ValueError,
+     r"could not be broadcast to indexing result of shape \(k,2\)"),
+    (lambda a: a[a[:2, 0] > 0, 1], IndexError, "boolean index did not match indexed array along axis 0"),
+    (lambda a: a.__setitem__((a[:, 0] > 0, [0, 1]), 0.0), elena_jax.ConcretizationError, "other index arrays"),
+])
+def test_mask_beside_basic_indices_refusals(f, exc, match):
+    """NumPy's errors where every count of True values fails; a value that fits one count only,
+    a selection not in front, or a mask beside index arrays: data-dependent, refused."""
+    a = np.random.default_rng(9).normal(size=(6, 4))
+    if exc is not elena_jax.ConcretizationError:
+        with pytest.raises(exc):
+            f(a.copy())
+    with pytest.raises(exc, match=match):
+        elena_jax.functionalize(f)(a)
+
+
+# --- one mask spelled twice ----------------------------------------------------------------------
+def bisection_step_with_inverted_masks(lo, hi, mid):
+    big = mid > 0.5
+    lo[~big] = mid[~big]  # NB: two ~big: equal masks, computed alike from the same unchanged big
+    hi[mid > 0.5] = mid[mid > 0.5] * 2
+    lo[~(mid > 0.5)] += hi[~(mid > 0.5)]
+    return lo, hi
+
+
+def test_masks_computed_alike_from_the_same_operands_are_one_mask():
+    """``a[~m] = b[~m]``: the two selections are of equal masks (one op each, the same operands,
+    nothing written between); refused until session 18 as different mask objects."""
+    rng = np.random.default_rng(10)
+    run_both(bisection_step_with_inverted_masks, *rng.uniform(size=(3, 9)))
+
+
+def test_a_mask_recomputed_after_a_write_is_another_mask():
+    def f(a, b):
+        m = a > 0.5
+        a[0] = 0.9
+        b[m] = a[a > 0.5]  # NB: a changed between the two masks: they may differ
+        return b
+
+    with pytest.raises(elena_jax.ConcretizationError, match="needs the same mask"):
+        elena_jax.functionalize(f)(np.linspace(0, 1, 6), np.zeros(6))
+
+
+def selection_reductions(a):
+    m = a[:, 0] > 0
+    return a[m, 1].max(initial=-9.0), np.min(a[m], initial=5.0), a[m].prod(), (a[m] > 0.5).any(), np.all(a[m, 2] < 2)
+
+
+def test_reductions_of_a_selection_match_numpy():
+    run_both(selection_reductions, np.random.default_rng(13).normal(size=(7, 3)))
+    run_both(selection_reductions, -np.ones((4, 3)))  # NB: nothing selected: initial=, identities
+
+
+def test_max_of_a_selection_without_initial_is_refused():
+    """NumPy raises for the maximum of an empty selection: whether it does depends on the data."""
+    with pytest.raises(elena_jax.ConcretizationError, match="without initial="):
+        elena_jax.functionalize(lambda a: a[a > 0].max())(np.ones(3))

@@ -96,15 +96,56 @@ def getitem(a: Tracer, key) -> Tracer:
     trace = a._trace
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
-        mask = arrays[0]
-        if len(arrays) != 1 or template[0] != ("arr", 0) or mask.shape != a.shape[: mask.ndim]:
+        target, at = _masked_target(a, template, arrays)
+        if at != 0:
             raise ConcretizationError(
                 "boolean-mask indexing with a traced mask has a data-dependent shape; "
                 f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
-        return Masked(HOOKS["copy"](a), mask)  # NB: a[mask] is a copy in NumPy
+        return Masked(HOOKS["copy"](target), arrays[0])  # NB: a[mask] is a copy in NumPy
     shape = indexed_shape(a, template, arrays)
     r = fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
     return laid_out(r, _gather_order(a, template, arrays, len(shape)))
+
+
+def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
+    """For ``a[key]`` with a traced boolean mask: the view of ``a`` the mask selects from, its
+    axes first (``a[m, 1:3]`` selects from ``a[:, 1:3]``), and where NumPy's ``a[key]`` puts the
+    selection's axis (0 for ``a[m, 1:3]``, 1 for ``a[:, m]``).
+
+    NumPy turns the mask into index arrays, one per axis it covers, and places them, with any
+    integers of the key, as it places advanced indices: where they stand if they are adjacent,
+    else first. Only keys whose one array is the mask are traced; the rest is basic."""
+    if len(arrays) != 1:
+        raise ConcretizationError(
+            "a traced boolean mask beside other index arrays has a data-dependent shape\n"
+            f"  at {user_location()}")
+    mask = arrays[0]
+    at = template.index(("arr", 0))
+    consumed = sum(k is not None and k is not Ellipsis for k in template) - 1 + mask.ndim
+
+    def basic(k):
+        return slice(*k[1:]) if isinstance(k, tuple) else k
+
+    head = [basic(k) for k in template[:at]]
+    key = (*head, *[slice(None)] * mask.ndim, *[basic(k) for k in template[at + 1:]])
+    view = a.view_of(a.index_view(key))
+    first = sum(1 if k is None or isinstance(k, slice) else a.ndim - consumed if k is Ellipsis else 0
+                for k in head)
+    axis = sum(k is not None and k is not Ellipsis for k in head)  # NB: of ``a``, for the message
+    for i, n in enumerate(mask.shape):
+        if view.shape[first + i] != n:
+            raise located(IndexError, f"boolean index did not match indexed array along axis {axis + i}; "
+                          f"size of axis is {view.shape[first + i]} but size of corresponding boolean "
+                          f"axis is {n}")
+    masked = range(first, first + mask.ndim)
+    target = view.transpose([*masked, *(i for i in range(view.ndim) if i not in masked)])
+    # NB: NumPy's placement, from NumPy: a mask with as many True values as no other axis has
+    others = set(target.shape[mask.ndim:])
+    count = next((k for k in range(mask.size + 1) if k not in others), 0)
+    probe = np.zeros(mask.shape, bool)
+    probe.flat[:count] = True
+    shape = _probe(a.shape)[tuple(probe if k == ("arr", 0) else basic(k) for k in template)].shape
+    return target, shape.index(count) if count in shape else 0
 
 
 def _gather_order(a: Tracer, template, arrays, ndim: int) -> tuple[int, ...]:
@@ -149,48 +190,62 @@ def setitem(a: Tracer, key, value) -> None:
             trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
         return
     template, arrays = split_index(trace, a, key)
-    if _has_traced_mask(arrays) and isinstance(value, Masked):
-        if len(arrays) != 1 or value.mask is not arrays[0] or value.values.shape != a.shape:
-            raise ConcretizationError(
-                "a[mask] = b[mask] needs the same mask object and arrays of one shape\n"
-                f"  at {user_location()}")
-        if arrays[0].ndim == a.ndim:  # NB: a mask of fewer axes is turned into indices first
-            _refuse_overlapping_mask(arrays[0], arrays[0].header, a, "a[mask] = ...")
-        trace.write("select", [value._full_mask(), value.values, a], [a])
-        return
     if _has_traced_mask(arrays):
-        mask = arrays[0]
-        # NB: a[mask] has shape (k,) + rest; a value of shape () or broadcasting to ``rest`` fits
-        # every k (leading length-1 axes aside), so the write is a select with the value broadcast.
-        rest = a.shape[mask.ndim:]
-        vshape = tuple(shape_of(value))
-        if not rest and len(vshape) > 1:
-            raise located(TypeError, "NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
-                          f"input, input has {len(vshape)} dimensions")
-        while vshape and vshape[0] == 1 and len(vshape) > len(rest):
-            vshape = vshape[1:]
-        tail = vshape[len(vshape) - min(len(vshape), len(rest)):]
-        if not _broadcasts_to(tail, rest):  # NB: fails for every count of selected elements
-            raise located(ValueError, f"shape mismatch: value array of shape {tuple(shape_of(value))} could not "
-                          f"be broadcast to indexing result of shape (k,{','.join(map(str, rest))})")
-        if len(arrays) != 1 or template[0] != ("arr", 0) or mask.ndim > a.ndim \
-                or mask.shape != a.shape[: mask.ndim] or not _broadcasts_to(vshape, rest):
-            raise ConcretizationError(
-                "writing through a traced boolean mask supports a[mask] = v for a scalar v or one that "
-                "broadcasts to a row of the selection, with the mask covering the leading axes; "
-                f"this form has a data-dependent shape\n  at {user_location()}")
-        with numpy_errors():
-            v = as_operand(trace, value, a.dtype)
-        v = v.reshape(vshape) if isinstance(v, Tracer) else np.reshape(v, vshape)
-        if mask.ndim == a.ndim:  # NB: a mask of fewer axes is turned into indices first
-            _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
-        trace.write("mask_set", [a, mask, v], [a])
+        _mask_set(a, template, arrays, value)
         return
     shape = indexed_shape(a, template, arrays)
     _check_value_shape(value, shape)
     with numpy_errors():
         v = as_operand(trace, value, a.dtype)
     trace.write("setitem", [a, *arrays, v], [a], key=template)
+
+
+def _mask_set(a: Tracer, template, arrays, value) -> None:
+    """``a[key] = value`` with a traced boolean mask in ``key``: a select over the view the mask
+    selects from (`_masked_target`), where the value is the same for every count of True
+    values: a scalar, one that broadcasts along the selection's axis, or ``b[mask]`` of the same
+    mask object."""
+    trace = a._trace
+    target, at = _masked_target(a, template, arrays)
+    mask = arrays[0]
+    rest = target.shape[mask.ndim:]
+    whole = template == (("arr", 0),) and mask.ndim == a.ndim  # NB: NumPy's boolean assignment
+    if isinstance(value, Masked):
+        if not value.same_mask(mask) or value.values.shape != target.shape or at != 0:
+            raise ConcretizationError(
+                "a[mask] = b[mask] needs the same mask (one array, or one computed alike from the same "
+                "unchanged operands) and arrays of one shape\n"
+                f"  at {user_location()}")
+        if whole:  # NB: a mask of fewer axes is turned into indices first
+            _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
+        trace.write("select", [value._full_mask(), value.values, target], [target])
+        return
+    # NB: a[key] has the selection's axis (k) at ``at`` and ``rest`` around it; a value whose axis
+    # there is 1 (or missing) fits every k, so the write is a select with the value broadcast.
+    vshape = tuple(shape_of(value))
+    if whole and len(vshape) > 1:
+        raise located(TypeError, "NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                      f"input, input has {len(vshape)} dimensions")
+    full = vshape
+    while full and full[0] == 1 and len(full) > len(rest) + 1:
+        full = full[1:]
+    full = (1,) * (len(rest) + 1 - len(full)) + full
+    own = full[:at] + full[at + 1:]
+    if len(full) > len(rest) + 1 or not _broadcasts_to(own, rest):  # NB: fails for every count k
+        result = ",".join([*map(str, rest[:at]), "k", *map(str, rest[at:])])
+        raise located(ValueError, f"shape mismatch: value array of shape {vshape} could not be broadcast "
+                      f"to indexing result of shape ({result})")
+    if full[at] != 1:
+        raise ConcretizationError(
+            "writing through a traced boolean mask supports a[mask] = v for a scalar v or one that "
+            "broadcasts along the selection; this value fits only one count of selected elements, "
+            f"a data-dependent shape\n  at {user_location()}")
+    with numpy_errors():
+        v = as_operand(trace, value, a.dtype)
+    v = v.reshape(own) if isinstance(v, Tracer) else np.reshape(v, own)
+    if whole:  # NB: a mask of fewer axes is turned into indices first
+        _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
+    trace.write("mask_set", [target, mask, v], [target])
 
 
 def _refuse_overlapping_mask(mask: Tracer, aligned: V.View, dst: Tracer, construct: str) -> None:

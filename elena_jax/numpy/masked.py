@@ -6,8 +6,9 @@ all the same: ``a[mask] *= 2`` (Python reads, updates and writes it back),
 ``a[mask] = b[mask]``, ``a[mask].sum()``, ``a[mask].mean()``. A `Masked`
 stands for the selection as the full-shape values plus the mask: elementwise
 ufuncs apply to the values, assignment through the same mask is a select, and
-sums and means are masked reductions. Anything that needs the selection's
-shape raises ConcretizationError naming the user's line.
+sums, means, products, any/all and (with ``initial=``) maxima and minima are
+masked reductions. Anything that needs the selection's shape raises
+ConcretizationError naming the user's line.
 
 Invariant: ``values`` has the shape of the indexed array, so the elements the
 mask selects are exactly NumPy's ``a[mask]``, in the same order.
@@ -32,6 +33,10 @@ class Masked:
     @property
     def dtype(self) -> np.dtype:
         return self.values.dtype
+
+    def same_mask(self, mask: Tracer) -> bool:
+        """Whether ``mask`` selects what this selection's mask does (``~m`` spelled twice too)."""
+        return mask is self.mask or self.mask._trace.same_value(mask, self.mask)
 
     def _full_mask(self) -> Tracer:
         extra = self.values.ndim - self.mask.ndim
@@ -84,7 +89,7 @@ class Masked:
     def __setitem__(self, key, value) -> None:
         inner = self._inner_key(key)
         if isinstance(value, Masked):  # NB: k[:, 0] += 1 ends with k[:, 0] = (k[:, 0] + 1)
-            if value.mask is not self.mask or value.values.shape != self.values[inner].shape:
+            if not self.same_mask(value.mask) or value.values.shape != self.values[inner].shape:
                 return self._shape_needed("combining selections of different masks")
             value = value.values
         elif np.ndim(value) > 0 and not (isinstance(value, Tracer) and value.size == 1):
@@ -97,7 +102,7 @@ class Masked:
         values = []
         for x in inputs:
             if isinstance(x, Masked):
-                if x.mask is not self.mask or x.values.shape != self.values.shape:
+                if not self.same_mask(x.mask) or x.values.shape != self.values.shape:
                     return self._shape_needed("combining selections of different masks")
                 values.append(x.values)
             elif np.ndim(x) == 0 or isinstance(x, Tracer) and x.size == 1:
@@ -133,6 +138,30 @@ class Masked:
             return np.true_divide(np.sum(self.values, dtype=dtype or _mean_dtype(self.dtype),
                                          where=self._full_mask()), count)
 
+    def _reduced(self, func, axis, kwargs: dict):
+        """``func`` of the selected elements: a reduction with the mask as ``where=``. Maxima and
+        minima need ``initial=``: of an empty selection NumPy raises, which depends on the data."""
+        if axis is not None:
+            return self._shape_needed("a reduction along an axis")
+        if func in (np.max, np.min) and "initial" not in kwargs:
+            return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
+        return func(self.values, where=self._full_mask(), **kwargs)
+
+    def max(self, axis=None, **kwargs):
+        return self._reduced(np.max, axis, kwargs)
+
+    def min(self, axis=None, **kwargs):
+        return self._reduced(np.min, axis, kwargs)
+
+    def prod(self, axis=None, **kwargs):
+        return self._reduced(np.prod, axis, kwargs)
+
+    def any(self, axis=None, **kwargs):
+        return self._reduced(np.any, axis, kwargs)
+
+    def all(self, axis=None, **kwargs):
+        return self._reduced(np.all, axis, kwargs)
+
     def astype(self, dtype, **kwargs):
         return Masked(self.values.astype(dtype, **kwargs), self.mask)
 
@@ -150,7 +179,9 @@ def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
     return np.sum((m.values != 0) & m._full_mask())
 
 
-_FUNCTIONS = {np.sum: Masked.sum, np.mean: Masked.mean, np.count_nonzero: _count_nonzero}
+_FUNCTIONS = {np.sum: Masked.sum, np.mean: Masked.mean, np.count_nonzero: _count_nonzero, np.max: Masked.max,
+              np.amax: Masked.max, np.min: Masked.min, np.amin: Masked.min, np.prod: Masked.prod,
+              np.any: Masked.any, np.all: Masked.all}
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor"):
     _u = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
           "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
