@@ -414,11 +414,15 @@ def test_argmax_out_is_checked_as_numpy_checks_it(dt):
 
 
 def test_put_raises_numpys_errors_in_numpys_order():
-    # NB: NumPy checks writeability, then emptiness, then the indices (fuzz seed 4323 #898)
+    # NB: NumPy checks writeability, then emptiness, then converts the values, then checks the
+    # indices (fuzz seeds 4323 #898, 4512 #245: -3 into uint32 before an index out of range)
     cases = [
         (lambda a: np.put(a.diagonal(), [9], 0), np.zeros((5, 5)), ValueError, "read-only"),
         (lambda a: np.put(a, [-4, 3], 0.5), np.zeros(0), IndexError, "empty array"),
         (lambda a: np.put(a, np.array([2.9]), 1), np.zeros(3), TypeError, "Cannot cast array data"),
+        (lambda a: np.put(a, [-4], -3), np.zeros(3, np.uint32), OverflowError, "out of bounds for uint32"),
+        (lambda a: np.put(a, [], -3), np.zeros(3, np.uint32), OverflowError, "out of bounds for uint32"),
+        (lambda a: np.put(a, [5], 1.5), np.zeros(3, np.uint32), IndexError, "index 5 is out of bounds"),
     ]
     for f, a, exc, match in cases:
         with pytest.raises(exc, match=match):

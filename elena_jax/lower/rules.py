@@ -423,7 +423,7 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 
 @rule("reduce")
-def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None):
+def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None, wide=False):
     lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's sums compute one in parts
     x = jnp.asarray(ins[0].value if lazy else ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
@@ -445,7 +445,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     elif name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         r = getattr(jnp, name).reduce(x, axis=axes, keepdims=keepdims)
     else:
-        return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial)]
+        return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial, wide)]
     if initial is not None:
         r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
     return [r.astype(dtype)]
@@ -498,10 +498,11 @@ def _product(xs, initial, order: str, pieces: tuple, stored):
     return sequential(xs, start, _multiply)
 
 
-def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial):
+def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial, wide: bool = False):
     """NumPy's reduction by any other binary ufunc: the elements of ``axes`` (in C order) folded
     left to right into ``initial`` (else the first), as NumPy's loop does: ``x0 - x1 - x2 ...``;
-    masked-out elements leave the running value as it is."""
+    masked-out elements leave the running value as it is. ``wide``: folded in float32 and
+    rounded once, as NumPy's float16 subtract and divide loops fold a reduction's inner loop."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
 
@@ -514,7 +515,10 @@ def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, init
         start, xs, ms = xs[0], xs[1:], ms[1:]
     else:
         start = jnp.full(shape, initial, dtype)
-    r, _ = _running(name, dtype, start, xs, ms)
+    if wide:
+        r = _running(name, np.dtype(np.float32), start.astype(np.float32), xs.astype(np.float32), ms)[0].astype(dtype)
+    else:
+        r, _ = _running(name, dtype, start, xs, ms)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else shape)
 
 

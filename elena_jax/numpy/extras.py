@@ -26,7 +26,17 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import UFUNCS, Tracer
 from ._core import has_tracer, implements, laid_out, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
-from .functions import _RESULT_TYPES, FLOAT_COMPUTE, LIST_AS_ARRAY, _arr, _returned, jnp_function, traced_linspace
+from .functions import (
+    _RESULT_TYPES,
+    FLOAT_COMPUTE,
+    IN_DOUBLE,
+    LIST_AS_ARRAY,
+    _arr,
+    _returned,
+    jnp_function,
+    traced_linspace,
+)
+from .ufuncs import numpy_errors
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov, np.vander).
@@ -95,6 +105,7 @@ FFT = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn
 for _name in FFT:
     implements(getattr(np.fft, _name))(jnp_function(getattr(np.fft, _name), f"fft.{_name}"))
 FLOAT_COMPUTE.update(f"fft.{n}" for n in FFT if "shift" not in n)
+IN_DOUBLE.update({"fft.fft", "fft.rfft"})  # NB: not the inverse ones, nor fft2 (rounded between axes)
 
 
 
@@ -116,9 +127,18 @@ for _module, _name in [(np.fft, "fftfreq"), (np.fft, "rfftfreq"), (np, "hanning"
     intercept(_module, _name, _traced_constant(getattr(_module, _name)))
 
 for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
-              "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "cross", "matmul",
+              "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "matmul",
               "matrix_transpose", "tensorsolve", "tensorinv"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+
+@implements(np.linalg.cross)
+def linalg_cross(x1, x2, /, *, axis=-1):
+    x1, x2 = _arr(x1), _arr(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise located(ValueError, "Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+                      f"{x1.shape[axis]} and {x2.shape[axis]} dimensional instead.")
+    return np.cross(x1, x2, axis=axis)
 
 
 def _complex_eig(name: str):
@@ -362,6 +382,10 @@ def put(a, ind, v, mode="raise"):
     n = int(np.prod(shape_of(index)))
     if size == 0 and n:
         raise located(IndexError, "cannot replace elements of an empty array")
+    with numpy_errors():  # NB: NumPy converts the values before it checks any index, and with none
+        values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
+    if int(np.prod(shape_of(values))) == 0:
+        return
     if not isinstance(index, Tracer):
         if mode == "wrap":
             index = index % max(size, 1)
@@ -371,9 +395,6 @@ def put(a, ind, v, mode="raise"):
             bad = index[(index >= size) | (index < -size)][0]
             raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {size}")
     if n == 0:
-        return
-    values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
-    if int(np.prod(shape_of(values))) == 0:
         return
     values = np.reshape(values, -1)
     if values.size != n:  # NB: NumPy repeats the values cyclically
@@ -454,13 +475,30 @@ class _Flat:
         return self._view(False)[key]
 
     def __setitem__(self, key, value) -> None:
-        self._view(True)[key] = value
+        if not isinstance(key, slice):
+            self._view(True)[key] = value
+            return
+        # NB: NumPy takes the values flat and repeats them cyclically over the slice, as np.put does
+        indices = range(*key.indices(self.base.size))
+        if shape_of(value) != ():
+            value = np.reshape(value, -1)
+            if 0 < int(np.prod(shape_of(value))) != len(indices):
+                value = np.resize(value, len(indices))
+        if self.base.flags.c_contiguous:
+            self.base.reshape(-1)[key] = value
+        else:  # NB: the C-order positions of a view whose flat view would be a copy
+            put(self.base, np.asarray(indices, np.intp), value)
 
     def __len__(self) -> int:
         return self.base.size
 
 
-Tracer.flat = property(_Flat)
+def _assign_flat(a: Tracer, value) -> None:
+    """``a.flat = value``: every element, in C order, from the values repeated cyclically."""
+    _Flat(a)[:] = value
+
+
+Tracer.flat = property(_Flat, _assign_flat)
 
 
 def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):

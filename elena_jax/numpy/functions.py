@@ -740,6 +740,10 @@ def _sort_kind(kwargs: dict) -> dict:
 FLOAT_COMPUTE = {"median", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
                  "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
+# Of these, the ones NumPy computes in double precision whatever the float type, the result
+# rounded to it (its 1-D forward FFTs of float32 and complex64: bit for bit the complex128
+# transform, rounded).
+IN_DOUBLE: set[str] = set()
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
 WIDENED = {"nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
@@ -749,7 +753,7 @@ BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "ten
 # Products and contractions: NumPy multiplies in its result type (int32 x float32 in float64;
 # np.vander of uint8 in int64), JAX in its own (float32; uint8): operands are cast to it first.
 PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot", "matvec",
-             "vecmat", "cross", "convolve", "correlate", "vander"}
+             "vecmat", "convolve", "correlate", "vander"}
 # Functions jax.numpy computes in floating point for integer operands unless given the type
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
@@ -775,7 +779,7 @@ def _prepare(name, args, kwargs, dtypes):
         kwargs = _static_repeats(args, kwargs)
     target = None
     if dtypes and name in FLOAT_COMPUTE and dtypes[0].kind in "fc":
-        target = dtypes[0]
+        target = np.promote_types(dtypes[0], np.float64) if name in IN_DOUBLE else dtypes[0]
     elif dtypes and name in WIDENED and dtypes[0].kind in "iu":
         target = dtypes[0]
     elif dtypes and name in BOOL_AS_INT and dtypes[0] == np.bool_:
@@ -937,7 +941,7 @@ def _refuse(func, name, args, kwargs, error):
 GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
-    "cross", "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
+    "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
     "nancumsum", "nancumprod", "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
@@ -1242,8 +1246,8 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     return (y, step) if retstep else y
 
 
-def data_dependent():
-    raise ConcretizationError(f"this function's output shape depends on the data\n  at {user_location()}")
+def data_dependent(name: str):
+    raise ConcretizationError(f"np.{name}'s output shape depends on the data\n  at {user_location()}")
 
 
 def _known(x):
@@ -1257,7 +1261,7 @@ def _shaped_by_the_data(func):
     def rule(*args, **kwargs):
         values, named = [_known(a) for a in args], {k: _known(v) for k, v in kwargs.items()}
         if any(v is None and a is not None for v, a in zip([*values, *named.values()], [*args, *kwargs.values()])):
-            data_dependent()
+            data_dependent(func.__name__)
         result = func(*values, **named)
         if isinstance(result, tuple):
             return type(result)(*map(constant, result)) if hasattr(result, "_fields") else tuple(map(constant, result))
@@ -1271,13 +1275,61 @@ for _f in (np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract):
     implements(_f)(_shaped_by_the_data(_f))
 
 
+@implements(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's own arithmetic: each component one product less another (a missing third
+    component of 2-vectors leaves a product, or its negative), so that with ``fma=False`` it is
+    NumPy's bit for bit: ``np.cross(d, d)`` is 0 exactly (jax.numpy's was not)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.moveaxis(asarray(a), axisa, -1), np.moveaxis(asarray(b), axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise located(ValueError, "incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if 2 in (a.shape[-1], b.shape[-1]):
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
+                      "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=3)
+    dtype = np.promote_types(a.dtype, b.dtype)
+    a, b = a.astype(dtype), b.astype(dtype)
+
+    def product(i, j):
+        return a[..., i] * b[..., j] if i < a.shape[-1] and j < b.shape[-1] else None
+
+    def component(i, j):  # NB: a_i b_j - a_j b_i
+        x, y = product(i, j), product(j, i)
+        return -y if x is None else x if y is None else x - y
+
+    if a.shape[-1] == b.shape[-1] == 2:
+        return component(0, 1)
+    return np.moveaxis(np.stack([component(1, 2), component(2, 0), component(0, 1)], axis=-1), -1, axisc)
+
+
+@implements(np.ix_)
+def ix_(*args):
+    """Each 1-D sequence reshaped to stand along an axis of its own, as NumPy's (views of traced
+    arrays); a boolean one is its nonzero() positions, of a traced mask a data-dependent shape."""
+    out = []
+    for k, a in enumerate(args):
+        shape = (1,) * k + (-1,) + (1,) * (len(args) - k - 1)
+        if isinstance(a, Tracer) and a.dtype == bool:
+            a = _known(a)
+            if a is None:
+                data_dependent("ix_")
+        if not isinstance(a, Tracer):
+            out.append(np.ix_(a)[0].reshape(shape))
+        elif a.ndim != 1:
+            raise located(ValueError, "Cross index must be 1 dimensional")
+        else:
+            out.append(a.reshape(shape))
+    return tuple(out)
+
+
 @implements(np.compress)
 def compress(condition, a, axis=None, out=None):
     """A condition known at trace time picks known positions: a take (NumPy decides which, and
     raises its errors, on the positions along the axis). A traced condition depends on the data."""
     condition = _known(condition)
     if condition is None or has_tracer(condition):
-        data_dependent()
+        data_dependent("compress")
     kept = _take_positions(lambda positions, ax: np.compress(condition, positions, ax), a, axis)
     return _returned("compress", [kept], out, False)
 

@@ -271,6 +271,12 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
             ordered = where is True or res_dtype.kind == "f" and res_dtype.itemsize > 2
         if order is not None and ordered:
             params["ordered"] = order  # NB: NumPy's order of additions and multiplications
+    elif ufunc.__name__ in ("subtract", "divide") and a.dtype == res_dtype == np.float16 and where is True \
+            and (out is None or out.dtype == res_dtype):
+        # NB: NumPy's float16 loops of these two fold a reduction's inner loop in float32 (its rows,
+        # where the reduced axis is innermost and nothing is buffered), rounded where it ends
+        order = V.summation(a.memory_view, axes, (False, False), np.getbufsize())
+        params["wide"] = order is not None and order[0] == "pairwise"
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
 
 
