@@ -15,6 +15,7 @@ Long campaigns: ``python -m elena_jax.fuzz --n N --seed S [--style STYLE]``.
 """
 
 import os
+import re
 
 import jax
 import numpy as np
@@ -39,7 +40,7 @@ from elena_jax.fuzz import (
 PROGRAMS, CHUNKS = 500, 4  # NB: never fewer than 500 programs in the default run
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
-          for style in ("lanes", "stencil", "aliased", "dtypes", "library")}
+          for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks")}
 SLOW = pytest.mark.slow
 
 
@@ -51,7 +52,7 @@ def split(style: str, n: int, default: int) -> list:
 
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [*split("lanes", 200, 50), *split("stencil", 200, 50), *split("aliased", 80, 20),
-                 *split("dtypes", 100, 50), *split("library", 200, 60)]
+                 *split("dtypes", 100, 50), *split("library", 200, 60), *split("masks", 100, 40)]
 # vmap and grad of every style; of these only with `pytest -m slow`
 TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})
@@ -133,6 +134,14 @@ def test_dtypes_programs_view_arrays_in_another_type():
     lines = "\n".join(render(p.steps) for p in drawn)
     for construct in (".real", ".imag", ".view(np.uint8)", ".view(np.int"):
         assert construct in lines, construct
+
+
+def test_masks_programs_write_through_masks_beside_basic_indices():
+    drawn = [program_at(1, i, 12, style="masks") for i in range(60)]
+    lines = "\n".join(render(p.steps) for p in drawn)
+    for pattern in (r"\[\(\w+\[:, 0\] [>!]", r"\[-?\d+, \(\w+\[0, :", r"\[:, \(\w+\[0, :", r"\), -?\d+\] [-+*]?= ",
+                    r"\]\.sum\(\)"):
+        assert re.search(pattern, lines), pattern
 
 
 def test_aliased_programs_pass_views_of_one_array():
