@@ -136,6 +136,10 @@ class Trace:
             return True
         return a.header == b.header and self._same_definition(a.storage, b.storage, depth=4)
 
+    def written_since(self, s: Storage, stamp: int) -> bool:
+        """Whether an op recorded after the first ``stamp`` ops writes ``s``."""
+        return any(o.storage is s for op in self.program.ops[stamp:] for o in op.outs)
+
     def _same_definition(self, s: Storage, t: Storage, depth: int) -> bool:
         ops = self.program.ops
         writers = [[i for i, op in enumerate(ops) if any(o.storage is x for o in op.outs)] for x in (s, t)]
@@ -149,8 +153,7 @@ class Trace:
             return False
         for u, v in zip(x.ins, y.ins):
             if isinstance(u, Const) and isinstance(v, Const):
-                same = u.weak == v.weak and np.asarray(u.value).dtype == np.asarray(v.value).dtype \
-                    and np.array_equal(u.value, v.value)
+                same = u.weak == v.weak and _identical(np.asarray(u.value), np.asarray(v.value))
             elif isinstance(u, Access) and isinstance(v, Access) and u.view == v.view:
                 written = any(o.storage is u.storage for op in ops[min(i, j) + 1: max(i, j)] for o in op.outs)
                 same = u.storage is v.storage and not written \
@@ -214,10 +217,20 @@ class Trace:
 
 
 def _equal_params(p: dict, q: dict) -> bool:
-    try:
-        return p.keys() == q.keys() and all(bool(np.all(p[k] == q[k])) for k in p)
-    except (TypeError, ValueError):
-        return False
+    return p.keys() == q.keys() and all(_identical(p[k], q[k]) for k in p)
+
+
+def _identical(x: Any, y: Any) -> bool:
+    """Equal to the bit (0.0 is not -0.0), for the parameters and constants ops record."""
+    numeric = (np.ndarray, np.generic, float, complex)
+    if isinstance(x, numeric) or isinstance(y, numeric):
+        x, y = np.asarray(x), np.asarray(y)
+        return (x.dtype, x.shape) == (y.dtype, y.shape) and x.tobytes() == y.tobytes()
+    if isinstance(x, (tuple, list)) and isinstance(y, (tuple, list)):
+        return type(x) is type(y) and len(x) == len(y) and all(map(_identical, x, y))
+    if isinstance(x, (int, str, bool, type(None), np.dtype)):
+        return type(x) is type(y) and x == y
+    return x is y
 
 
 def _strided(base: np.ndarray, t: Tracer) -> np.ndarray:

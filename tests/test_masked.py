@@ -184,3 +184,68 @@ def test_max_of_a_selection_without_initial_is_refused():
     """NumPy raises for the maximum of an empty selection: whether it does depends on the data."""
     with pytest.raises(elena_jax.ConcretizationError, match="without initial="):
         elena_jax.functionalize(lambda a: a[a > 0].max())(np.ones(3))
+
+
+# --- review findings (session 18) ------------------------------------------------------------------
+def test_masks_from_constants_of_other_signs_are_other_masks():
+    """0.0 and -0.0 are equal numbers but make other masks (np.signbit): not one mask."""
+    def f(a):
+        m1 = np.signbit(a[:, 0] * 0.0)
+        m2 = np.signbit(a[:, 0] * -0.0)
+        a[m1, 1] = a[m2, 2]
+        return a
+
+    with pytest.raises(elena_jax.ConcretizationError, match="needs the same mask"):
+        elena_jax.functionalize(f)(np.array([[1.0, 10, 20], [-1.0, 30, 40]]))
+
+
+def selection_reductions_keepdims(x, y):
+    s, t = x[x > 0], y[y[:, 0] > 0]
+    return (s.any(keepdims=True), s.max(initial=0.0, keepdims=True), s.sum(keepdims=True), s.mean(keepdims=True),
+            t.prod(keepdims=True), np.sum(t, keepdims=True), (~(t > 0.5)).sum(), t.astype(np.float16).mean())
+
+
+def test_reductions_of_a_selection_keep_numpys_dims_and_dtypes():
+    """a[m] has the mask's axes as one: keepdims gives (1,) of a full mask, (1, 1) of a row mask;
+    the mean of a float16 selection is float16 (it was float64)."""
+    rng = np.random.default_rng(14)
+    run_both(selection_reductions_keepdims, rng.normal(size=(3, 4)), rng.normal(size=(5, 3)))
+
+
+def test_a_mask_written_after_its_selection_is_refused():
+    """The selection holds the mask's values when it was taken; NumPy's later a[m] uses the new."""
+    def f(a, m):
+        s = a[m, 1]
+        m[:] = ~m
+        a[m, 2] = s
+        return a
+
+    def g(a, m):
+        s = a[m, 1]
+        m[0] = True
+        return s.sum()
+
+    args = (np.arange(12.0).reshape(4, 3), np.array([True, False, True, False]))
+    with pytest.raises(elena_jax.ConcretizationError, match="needs the same mask"):
+        elena_jax.functionalize(f)(*[x.copy() for x in args])
+    with pytest.raises(elena_jax.UnsupportedError, match="written after the selection"):
+        elena_jax.functionalize(g)(*[x.copy() for x in args])
+
+
+def test_an_in_place_operator_on_a_selection_casts_as_numpy():
+    def f(a):
+        a[a > 2] += 1.5  # NB: int += float: NumPy's UFuncTypeError (same_kind)
+        return a
+
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):
+        f(np.arange(5))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        elena_jax.functionalize(f)(np.arange(5))
+
+
+def test_a_mask_beside_empty_axes_writes_nothing():
+    def f(x, m):
+        x[:, :, :, m] = np.array([[5.0], [6.0]])
+        return x
+
+    run_both(f, np.zeros((0, 1, 2, 2)), np.array([True, False]))

@@ -800,3 +800,55 @@ def test_forward_ffts_of_single_precision_are_the_double_transform_rounded():
         got = np.asarray(elena_jax.functionalize(f)(a))
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_flat_reads_are_copies_and_writes_from_overlapping_values_are_refused():
+    """NumPy's a.flat[...] is a copy (writes into it do not reach a); its flat assignment copies
+    one element at a time, reading values it has written where they overlap a: refused. An
+    empty value writes nothing; an index array repeats the values (a review's finds)."""
+    def f(a, b):
+        v = a.flat[1:3]
+        v[0] = 99
+        a.flat[[0, 5, 7]] = [1.0, 2.0]
+        a.flat[0:3] = []
+        b.flat[...] = [1, 2, 3]
+        b.T.flat[[1, 2]] = [7.0]
+        return a, b, v
+
+    check(f, arr((3, 4)), arr((2, 3)))
+    for g in (lambda a: a.flat.__setitem__(slice(4, 12), a[0:2]), lambda a: setattr(a, "flat", a[::-1])):
+        with pytest.raises(elena_jax.UnsupportedError, match="overlap"):
+            elena_jax.functionalize(g)(arr((3, 4)))
+
+
+def test_rfft_with_a_norm_stays_numpys():
+    """Only the unnormalized forward transforms are computed in double: rfft(norm='ortho') of
+    float32 is NumPy's in single precision (a review's find)."""
+    x = np.random.default_rng(15).normal(size=(4, 16)).astype(np.float32)
+    for norm in ("ortho", "forward", "backward"):
+        f = lambda x, norm=norm: np.fft.rfft(x, norm=norm)  # noqa: E731
+        np.testing.assert_array_equal(np.asarray(elena_jax.functionalize(f)(x)), f(x))
+
+
+@pytest.mark.parametrize("f", [lambda a: np.cross(a[0, 0], a), lambda a: np.ix_(a > 0)])
+def test_cross_and_ix_check_dimensions_first(f):
+    with pytest.raises(ValueError):
+        f(np.ones((3, 3)))
+    with pytest.raises(ValueError):
+        elena_jax.functionalize(f)(np.ones((3, 3)))
+
+
+def test_vander_is_a_running_product_as_numpys():
+    """np.vander's columns are running products of x, as NumPy computes them: x itself exactly,
+    also of complex x (jax.numpy's powers were not: fuzz seed 9302, #75, np.isin(b, np.vander(
+    b.ravel())) was False where NumPy's is True)."""
+    rng = np.random.default_rng(16)
+    b = rng.normal(size=(2, 2, 4)) + 1j * rng.normal(size=(2, 2, 4))
+    check(lambda b: (np.vander(b.ravel()), np.isin(b, np.vander(b.ravel()))), b)
+    for x in (np.arange(5, dtype=np.uint8), np.array([1.5, -2, 3]), np.array([True, False])):  # NB: real ones
+        # (complex products: design.md, Known limits)
+        for kw in ({}, {"N": 3}, {"increasing": True}, {"N": 0}, {"N": 1}):
+            f = lambda x, kw=kw: np.vander(x, **kw)  # noqa: E731
+            got, want = np.asarray(elena_jax.functionalize(f)(x)), f(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

@@ -39,8 +39,8 @@ from .functions import (
 from .ufuncs import numpy_errors
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
-# result is float64: np.cov, np.vander).
-FLOAT_COMPUTE.update({"cov", "corrcoef", "vander", "polyval", "polyfit", "gradient", "linalg.pinv", "linalg.lstsq",
+# result is float64: np.cov).
+FLOAT_COMPUTE.update({"cov", "corrcoef", "polyval", "polyfit", "gradient", "linalg.pinv", "linalg.lstsq",
                       "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet", "linalg.svd", "linalg.svdvals",
                       "linalg.eigh", "linalg.qr", "linalg.cond", "linalg.matrix_norm", "linalg.vector_norm",
                       "linalg.tensorinv", "linalg.tensorsolve"})
@@ -94,7 +94,7 @@ def _integer_lerp(a: Tracer, qs: np.ndarray, axis, keepdims: bool) -> Tracer:
 for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
     implements(_f)(_quantile(_f))
 
-EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "vander", "isin", "ediff1d", "block",
+EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "isin", "ediff1d", "block",
                  "digitize", "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
@@ -130,6 +130,25 @@ for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals
               "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "matmul",
               "matrix_transpose", "tensorsolve", "tensorinv"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+
+@implements(np.vander)
+def vander(x, N=None, increasing=False):
+    """NumPy's own steps: each row a running product of x (np.multiply.accumulate), so that x
+    itself and its powers are NumPy's bit for bit (jax.numpy's complex powers were not: fuzz
+    seed 9302, #75, np.isin(b, np.vander(b.ravel())) was False where NumPy's is True)."""
+    x = _arr(x)
+    if x.ndim != 1:
+        raise located(ValueError, "x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else N
+    v = np.empty_like(x, np.promote_types(x.dtype, int), shape=(x.shape[0], n))
+    powers = v if increasing else v[:, ::-1]
+    if n > 0:
+        powers[:, 0] = 1
+    if n > 1:
+        powers[:, 1:] = x[:, None]
+        np.multiply.accumulate(powers[:, 1:], out=powers[:, 1:], axis=1)
+    return v
 
 
 @implements(np.linalg.cross)
@@ -458,8 +477,8 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 class _Flat:
-    """``a.flat``: reads index the C-order ravel; writes go through the flat view of a
-    contiguous array."""
+    """``a.flat``: reads index the C-order ravel (copies, as NumPy's); writes go through the
+    flat view of a contiguous array, or to the C-order positions of another."""
 
     def __init__(self, base: Tracer) -> None:
         self.base = base
@@ -472,22 +491,32 @@ class _Flat:
         return self.base.ravel()
 
     def __getitem__(self, key):
-        return self._view(False)[key]
+        return self._view(False)[key].copy()  # NB: NumPy's a.flat[...] is a copy, never a view
 
     def __setitem__(self, key, value) -> None:
-        if not isinstance(key, slice):
+        # NB: NumPy takes the values flat and repeats them cyclically over the selection, as np.put
+        # does, copying one element at a time: a value overlapping the array reads what it wrote
+        value = sequence_as_array(value)
+        if isinstance(value, Tracer) and value.storage is self.base.storage \
+                and V.overlap(value.header, self.base.header):
+            raise located(UnsupportedError, "assigning a.flat from values that overlap a: NumPy copies one "
+                          "element at a time and reads elements it has written; copy the values first")
+        key = slice(None) if key is Ellipsis else sequence_as_array(key)
+        if isinstance(key, slice):
+            indices = np.arange(self.base.size)[key]
+        elif isinstance(key, Tracer) and key.dtype.kind in "iu" or isinstance(key, (list, np.ndarray)) \
+                and np.asarray(key).dtype.kind in "iu":
+            indices = key
+        else:
             self._view(True)[key] = value
             return
-        # NB: NumPy takes the values flat and repeats them cyclically over the slice, as np.put does
-        indices = range(*key.indices(self.base.size))
-        if shape_of(value) != ():
-            value = np.reshape(value, -1)
-            if 0 < int(np.prod(shape_of(value))) != len(indices):
-                value = np.resize(value, len(indices))
-        if self.base.flags.c_contiguous:
-            self.base.reshape(-1)[key] = value
-        else:  # NB: the C-order positions of a view whose flat view would be a copy
-            put(self.base, np.asarray(indices, np.intp), value)
+        if int(np.prod(shape_of(value))) == 0:
+            return  # NB: nothing to repeat: NumPy writes nothing
+        if isinstance(key, slice) and self.base.flags.c_contiguous:
+            values = value if shape_of(value) == () else np.resize(np.reshape(value, -1), len(indices))
+            self.base.reshape(-1)[key] = values
+        else:  # NB: positions in C order, where a's flat view would be a copy, or an index array
+            put(self.base, indices, value)
 
     def __len__(self) -> int:
         return self.base.size

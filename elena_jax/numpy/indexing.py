@@ -131,7 +131,7 @@ def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
     view = a.view_of(a.index_view(key))
     first = sum(1 if k is None or isinstance(k, slice) else a.ndim - consumed if k is Ellipsis else 0
                 for k in head)
-    axis = sum(k is not None and k is not Ellipsis for k in head)  # NB: of ``a``, for the message
+    axis = sum(k is not None and k is not Ellipsis for k in head) + (a.ndim - consumed) * (Ellipsis in head)
     for i, n in enumerate(mask.shape):
         if view.shape[first + i] != n:
             raise located(IndexError, f"boolean index did not match indexed array along axis {axis + i}; "
@@ -139,13 +139,12 @@ def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
                           f"axis is {n}")
     masked = range(first, first + mask.ndim)
     target = view.transpose([*masked, *(i for i in range(view.ndim) if i not in masked)])
-    # NB: NumPy's placement, from NumPy: a mask with as many True values as no other axis has
-    others = set(target.shape[mask.ndim:])
-    count = next((k for k in range(mask.size + 1) if k not in others), 0)
-    probe = np.zeros(mask.shape, bool)
-    probe.flat[:count] = True
-    shape = _probe(a.shape)[tuple(probe if k == ("arr", 0) else basic(k) for k in template)].shape
-    return target, shape.index(count) if count in shape else 0
+    # NB: NumPy's placement, from NumPy: a probe whose mask selects more than any other axis holds
+    count = max((*a.shape, 1)) + 1
+    probe = np.ones((count,) + (1,) * (mask.ndim - 1), bool)
+    sides = a.shape[:axis] + probe.shape + a.shape[axis + mask.ndim:]
+    shape = _probe(sides)[tuple(probe if k == ("arr", 0) else basic(k) for k in template)].shape
+    return target, shape.index(count)
 
 
 def _gather_order(a: Tracer, template, arrays, ndim: int) -> tuple[int, ...]:

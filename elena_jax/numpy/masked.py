@@ -18,27 +18,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConcretizationError, user_location
+from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import Tracer
 
 
 class Masked:
     __array_priority__ = 2000
 
-    def __init__(self, values: Tracer, mask: Tracer) -> None:
+    def __init__(self, values: Tracer, mask: Tracer, stamp: int | None = None) -> None:
         self.values = values
         self.mask = mask  # bool, covering the leading axes of values
         self.origin = user_location()  # NB: the shape may be needed far away (a return, say)
+        # NB: the mask's value is the one it had when the selection was taken: the ops then
+        self.stamp = len(mask._trace.program.ops) if stamp is None else stamp
+
+    def _like(self, values: Tracer) -> Masked:
+        """Other values of the same selection."""
+        return Masked(values, self.mask, self.stamp)
 
     @property
     def dtype(self) -> np.dtype:
         return self.values.dtype
 
+    def _mask_changed(self) -> bool:
+        return self.mask._trace.written_since(self.mask.storage, self.stamp)
+
     def same_mask(self, mask: Tracer) -> bool:
-        """Whether ``mask`` selects what this selection's mask does (``~m`` spelled twice too)."""
-        return mask is self.mask or self.mask._trace.same_value(mask, self.mask)
+        """Whether ``mask`` selects what this selection's mask did (``~m`` spelled twice too)."""
+        return not self._mask_changed() and (mask is self.mask or self.mask._trace.same_value(mask, self.mask))
 
     def _full_mask(self) -> Tracer:
+        if self._mask_changed():
+            raise located(UnsupportedError, "the mask of a selection a[mask] was written after the selection "
+                          f"was taken (at {self.origin}); select again, or copy the mask first")
         extra = self.values.ndim - self.mask.ndim
         return np.broadcast_to(self.mask.reshape(self.mask.shape + (1,) * extra), self.values.shape)
 
@@ -84,7 +96,7 @@ class Masked:
         return head + rest
 
     def __getitem__(self, key):
-        return Masked(self.values[self._inner_key(key)], self.mask)
+        return self._like(self.values[self._inner_key(key)])
 
     def __setitem__(self, key, value) -> None:
         inner = self._inner_key(key)
@@ -109,15 +121,14 @@ class Masked:
                 values.append(x.reshape(()) if isinstance(x, Tracer) else x)
             else:
                 return self._shape_needed(f"np.{ufunc.__name__} with an array operand")
+        target = out[0] if isinstance(out, tuple) else out
+        if isinstance(target, Masked):  # NB: in place on the selection, a temporary in NumPy too
+            ufunc(*values, out=target.values, **kwargs)  # NB: with NumPy's casting rules
+            return target
         result = ufunc(*values, **kwargs)
         if isinstance(result, tuple):
-            return tuple(Masked(r, self.mask) for r in result)
-        if out is not None:  # in-place on the selection (a temporary in NumPy too)
-            target = out[0] if isinstance(out, tuple) else out
-            if isinstance(target, Masked):
-                target.values = result.astype(target.dtype)
-                return target
-        return Masked(result, self.mask)
+            return tuple(self._like(r) for r in result)
+        return self._like(result)
 
     def __array_function__(self, func, types, args, kwargs):
         rule = _FUNCTIONS.get(func)
@@ -125,27 +136,23 @@ class Masked:
             return self._shape_needed(f"np.{func.__name__}")
         return rule(self, *args[1:], **kwargs)
 
-    def sum(self, axis=None, dtype=None):
-        if axis is not None:
-            return self._shape_needed("a reduction along an axis")
-        return np.sum(self.values, dtype=dtype, where=self._full_mask())
-
-    def mean(self, axis=None, dtype=None):
-        if axis is not None:
-            return self._shape_needed("a reduction along an axis")
-        count = np.sum(self._full_mask())
-        with np.errstate(all="ignore"):
-            return np.true_divide(np.sum(self.values, dtype=dtype or _mean_dtype(self.dtype),
-                                         where=self._full_mask()), count)
-
     def _reduced(self, func, axis, kwargs: dict):
-        """``func`` of the selected elements: a reduction with the mask as ``where=``. Maxima and
-        minima need ``initial=``: of an empty selection NumPy raises, which depends on the data."""
-        if axis is not None:
-            return self._shape_needed("a reduction along an axis")
+        """``func`` of all the selected elements: a reduction of the values with the mask as
+        ``where=``. Maxima and minima need ``initial=`` (of an empty selection NumPy raises, which
+        depends on the data); an axis, ``where=`` or ``out=`` would need the selection's shape."""
+        if axis is not None or "where" in kwargs or "out" in kwargs:
+            return self._shape_needed(f"np.{func.__name__} along an axis, or with where= or out=")
         if func in (np.max, np.min) and "initial" not in kwargs:
             return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
-        return func(self.values, where=self._full_mask(), **kwargs)
+        keepdims = kwargs.pop("keepdims", False)
+        r = func(self.values, where=self._full_mask(), **kwargs)
+        return r.reshape((1,) * (1 + self.values.ndim - self.mask.ndim)) if keepdims else r
+
+    def sum(self, axis=None, **kwargs):
+        return self._reduced(np.sum, axis, kwargs)
+
+    def mean(self, axis=None, **kwargs):
+        return self._reduced(np.mean, axis, kwargs)
 
     def max(self, axis=None, **kwargs):
         return self._reduced(np.max, axis, kwargs)
@@ -163,14 +170,10 @@ class Masked:
         return self._reduced(np.all, axis, kwargs)
 
     def astype(self, dtype, **kwargs):
-        return Masked(self.values.astype(dtype, **kwargs), self.mask)
+        return self._like(self.values.astype(dtype, **kwargs))
 
     def copy(self):
-        return Masked(self.values.copy(), self.mask)
-
-
-def _mean_dtype(dtype: np.dtype) -> np.dtype:
-    return np.dtype("f8") if dtype.kind in "biu" else dtype
+        return self._like(self.values.copy())
 
 
 def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
@@ -190,6 +193,7 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "
     setattr(Masked, f"__r{_name}__", lambda self, o, _u=_u: _u(o, self))
     setattr(Masked, f"__i{_name}__", lambda self, o, _u=_u: _u(self, o, out=(self,)))
 Masked.__neg__ = lambda self: np.negative(self)
+Masked.__invert__ = lambda self: np.invert(self)
 for _name, _u in {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
                   "eq": np.equal, "ne": np.not_equal}.items():
     setattr(Masked, f"__{_name}__", lambda self, o, _u=_u: _u(self, o))
