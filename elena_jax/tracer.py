@@ -493,8 +493,11 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array (lut[t]: make the table
         # traced, np.asarray(lut)) and the lists given to ufunc methods (np.stack them first).
-        return self._concrete("conversion to a NumPy array (a traced index into a NumPy array, or a "
-                              "list of traced arrays given to a ufunc method?)")
+        return self._concrete("conversion to a NumPy array (a traced index into a NumPy array; a list of "
+                              "traced arrays given to a ufunc method, np.minimum.reduce([a, b]): np.stack them "
+                              "first; or a NumPy function imported by name at module level, `from "
+                              "numpy.lib.stride_tricks import as_strided`, which elena_jax cannot intercept: "
+                              "call it as np.lib.stride_tricks.as_strided?)")
 
     def item(self, *args):
         return self._concrete("item()")

@@ -154,6 +154,24 @@ def test_vmap_of_numpy_float64_with_64_bit_types_off_is_jaxs_float32():
     assert counts.shape == (2, 3) and edges.dtype == np.float32
 
 
+def test_argmax_inside_a_32_bit_jit():
+    """lax's argmax lowered its index type by the caller's 32-bit mode inside this 64-bit program:
+    XLA's verifier refused ``jax.jit(elena_jax.pure(f))`` of any argmax (an acceptance campaign's
+    find: partial pivoting, ``a[[0, p]] = a[[p, 0]]`` with ``p = np.argmax(...)``)."""
+    assert not jax.config.jax_enable_x64
+
+    def pivot(a):
+        p = np.argmax(np.abs(a[:, 0]))
+        a[[0, p]] = a[[p, 0]]
+        return a, np.argmin(a, axis=1), np.nanargmax(a, axis=0), np.argmax(a + 1j)
+
+    a = np.array([[1.0, 2.0], [-5.0, 0.5], [3.0, -1.0]], np.float32)
+    got = jax.jit(elena_jax.pure(pivot))(a)[0]
+    want = pivot(a.copy())
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
 def test_make_jaxpr_has_plain_lax_and_no_scatter_for_basic_views():
     b, d = _boxes(4)
     jaxpr = elena_jax.make_jaxpr(decode)(b, d)

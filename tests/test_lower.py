@@ -71,6 +71,20 @@ def test_a_write_of_most_of_a_buffer_is_a_select_not_an_update_slice():
     assert "dynamic-update-slice" not in hlo and "select" in hlo
 
 
+def interior_of_a_small_grid(lab):
+    p = np.zeros((lab.shape[0] + 2, lab.shape[1] + 2))
+    p[1:-1, 1:-1] = lab
+    return np.minimum(p[:-2, 1:-1], lab)
+
+
+def test_a_small_storage_is_written_whole_not_in_lanes():
+    """Lanes of a small storage cost XLA's compile one select each, for no faster run (a loop
+    writing a 15 x 16 grid's interior six times compiled in 2.7 s, 0.2 s whole): one select."""
+    lab = np.random.default_rng(0).normal(size=(13, 14))
+    check_against_numpy(interior_of_a_small_grid, lab)
+    assert str(elena_jax.make_jaxpr(interior_of_a_small_grid)(lab)).count("select_n") == 1
+
+
 def prefix_flags(x):
     valid = np.zeros(x.shape[0], dtype=bool)
     valid[: x.shape[0] - 3] = True

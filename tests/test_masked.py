@@ -249,3 +249,14 @@ def test_a_mask_beside_empty_axes_writes_nothing():
         return x
 
     run_both(f, np.zeros((0, 1, 2, 2)), np.array([True, False]))
+
+
+def test_shift_operators_on_a_selection():
+    """``k[m] <<= 1`` raised Python's TypeError (Masked had no shift operators; an acceptance
+    campaign's find)."""
+    def f(k):
+        k[k > 5] <<= 1
+        k[k > 20] >>= 2
+        return k, (k[k > 3] << 1).sum()
+
+    run_both(f, np.arange(10, dtype=np.int16))

@@ -852,3 +852,15 @@ def test_vander_is_a_running_product_as_numpys():
             got, want = np.asarray(elena_jax.functionalize(f)(x)), f(x)
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+def test_put_clips_or_wraps_traced_indices():
+    """np.put(mode='clip' / 'wrap') of traced indices: the indices clipped or wrapped, then
+    written (refused until session 18; an acceptance campaign's find)."""
+    def f(v, i):
+        v.put(np.array([12, -15]), [1, 2], mode="clip")
+        np.put(v, i, [7, 8], mode="wrap")
+        np.put(v, i * 3, 9.5, mode="clip")
+        return v
+
+    check(f, arr((10,)), np.array([13, -4, 25]))

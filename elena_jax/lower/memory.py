@@ -160,6 +160,12 @@ def select_box(x, b: V.Box, value):
     return lax.select(_mask(b), value, x).reshape(-1)
 
 
+# Storages smaller than this are written whole, not in lanes: XLA compiles each lane's select on
+# its own, and a loop writing the interior of a 15 x 16 grid six times took 2.7 s to compile in
+# lanes of its 13 rows (0.2 s whole; an acceptance campaign's find), for no faster run.
+_LANES_FROM = 4096
+
+
 def _lanes(b: V.Box, u, limit: int = 16):
     """Split ``u`` into single lanes along the short axes it covers in part.
 
@@ -167,6 +173,8 @@ def _lanes(b: V.Box, u, limit: int = 16):
     broadcast and an iota mask: XLA fuses those, where a pad is materialized.
     """
     pieces = [(b, u)]
+    if b.length < _LANES_FROM:
+        return pieces
     for axis, d in enumerate(b.dims):
         n = u.shape[axis]
         if not 1 < n < d or n * len(pieces) > limit:

@@ -774,7 +774,22 @@ def argreduce(ins, outs, name, axis, keepdims):
     x = jnp.asarray(ins[0])
     if x.dtype.kind == "c":
         return [_complex_argreduce(x, name, axis, keepdims)]
-    return [getattr(jnp, name)(x, axis=axis, keepdims=keepdims)]
+    return [_first(name, x, axis, keepdims)]
+
+
+def _first(name: str, x, axis, keepdims: bool):
+    """NumPy's argmax/argmin: the first greatest (least) element, or the first NaN, from
+    reductions. lax's argmax primitive lowers its index type by the caller's 64-bit mode: inside
+    a 32-bit ``jax.jit`` of this (64-bit) program, XLA's verifier refused the int32 it gave."""
+    if axis is None:
+        r = _first(name, x.reshape(-1), 0, False)
+        return r.reshape((1,) * x.ndim) if keepdims else r
+    best = jnp.max if name == "argmax" else jnp.min
+    hit = x == best(x, axis=axis, keepdims=True)
+    if x.dtype.kind == "f":
+        hit |= jnp.isnan(x)
+    index = lax.broadcasted_iota(np.int64, x.shape, axis % x.ndim)
+    return jnp.min(jnp.where(hit, index, x.shape[axis]), axis=axis, keepdims=keepdims)
 
 
 def _complex_argreduce(x, name: str, axis, keepdims: bool):
@@ -787,7 +802,7 @@ def _complex_argreduce(x, name: str, axis, keepdims: bool):
     nan = jnp.isnan(r) | jnp.isnan(i)
     top = r == best(r, axis=axis, keepdims=True)
     top &= i == best(jnp.where(top, i, worst), axis=axis, keepdims=True)
-    return jnp.argmax(jnp.where(nan.any(axis=axis, keepdims=True), nan, top), axis=axis, keepdims=keepdims)
+    return _first("argmax", jnp.where(nan.any(axis=axis, keepdims=True), nan, top), axis, keepdims)
 
 
 @rule("sort")
@@ -909,6 +924,11 @@ def rebuild(template, operands):
 @rule("jnp")
 def jnp_call(ins, outs, name, template, multiple=None):
     args, kwargs = rebuild(template, [jnp.asarray(x) for x in ins])
+    if name in ("nanargmax", "nanargmin"):  # NB: jax.numpy's use lax's argmax (see `_first`)
+        x, axis, keepdims = args[0], kwargs.get("axis"), kwargs.get("keepdims", False)
+        nan = jnp.isnan(x)
+        r = _first(name[3:], jnp.where(nan, -jnp.inf if name == "nanargmax" else jnp.inf, x), axis, keepdims)
+        return [jnp.where(jnp.all(nan, axis=axis, keepdims=keepdims), -1, r)]  # NB: jax.numpy's -1 there
     res = resolve(name)(*args, **kwargs)
     res = list(res) if isinstance(res, (tuple, list)) else [res]
     return [jnp.asarray(r).astype(d) for r, (_, d) in zip(res, outs)]

@@ -388,8 +388,6 @@ def put(a, ind, v, mode="raise"):
         raise located(ValueError, "put: output array is read-only")
     size = a.size
     if isinstance(ind, Tracer):
-        if mode != "raise":
-            raise located(UnsupportedError, f"np.put(mode={mode!r}) with traced indices")
         index = ind.reshape(-1)
     else:
         index = np.asarray(ind).reshape(-1)
@@ -405,14 +403,13 @@ def put(a, ind, v, mode="raise"):
         values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
     if int(np.prod(shape_of(values))) == 0:
         return
-    if not isinstance(index, Tracer):
-        if mode == "wrap":
-            index = index % max(size, 1)
-        elif mode == "clip":
-            index = np.clip(index, 0, size - 1)
-        elif index.size and (index.max() >= size or index.min() < -size):
-            bad = index[(index >= size) | (index < -size)][0]
-            raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {size}")
+    if mode == "wrap":
+        index = index % max(size, 1)
+    elif mode == "clip":
+        index = np.clip(index, 0, size - 1)
+    elif not isinstance(index, Tracer) and index.size and (index.max() >= size or index.min() < -size):
+        bad = index[(index >= size) | (index < -size)][0]
+        raise located(IndexError, f"index {bad} is out of bounds for axis 0 with size {size}")
     if n == 0:
         return
     values = np.reshape(values, -1)

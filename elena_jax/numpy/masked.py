@@ -185,10 +185,10 @@ def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
 _FUNCTIONS = {np.sum: Masked.sum, np.mean: Masked.mean, np.count_nonzero: _count_nonzero, np.max: Masked.max,
               np.amax: Masked.max, np.min: Masked.min, np.amin: Masked.min, np.prod: Masked.prod,
               np.any: Masked.any, np.all: Masked.all}
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor"):
-    _u = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-          "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
-          "or": np.bitwise_or, "xor": np.bitwise_xor}[_name]
+for _name, _u in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                  "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
+                  "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
+                  "rshift": np.right_shift}.items():
     setattr(Masked, f"__{_name}__", lambda self, o, _u=_u: _u(self, o))
     setattr(Masked, f"__r{_name}__", lambda self, o, _u=_u: _u(o, self))
     setattr(Masked, f"__i{_name}__", lambda self, o, _u=_u: _u(self, o, out=(self,)))
