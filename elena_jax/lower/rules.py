@@ -778,18 +778,17 @@ def argreduce(ins, outs, name, axis, keepdims):
 
 
 def _first(name: str, x, axis, keepdims: bool):
-    """NumPy's argmax/argmin: the first greatest (least) element, or the first NaN, from
-    reductions. lax's argmax primitive lowers its index type by the caller's 64-bit mode: inside
-    a 32-bit ``jax.jit`` of this (64-bit) program, XLA's verifier refused the int32 it gave."""
+    """NumPy's argmax/argmin (the first greatest or least element, or the first NaN) as int64.
+    lax's argmax primitive lowers its index type by the caller's 64-bit mode: inside a 32-bit
+    ``jax.jit`` of this (64-bit) program, an int64 one became int32 under its int64 signature,
+    which XLA's verifier refused. int32 indices, then converted, lower alike in both modes."""
     if axis is None:
         r = _first(name, x.reshape(-1), 0, False)
         return r.reshape((1,) * x.ndim) if keepdims else r
-    best = jnp.max if name == "argmax" else jnp.min
-    hit = x == best(x, axis=axis, keepdims=True)
-    if x.dtype.kind == "f":
-        hit |= jnp.isnan(x)
-    index = lax.broadcasted_iota(np.int64, x.shape, axis % x.ndim)
-    return jnp.min(jnp.where(hit, index, x.shape[axis]), axis=axis, keepdims=keepdims)
+    axis = axis % x.ndim
+    index = np.int32 if x.shape[axis] < 2**31 else np.int64
+    r = getattr(lax, name)(x, axis, index).astype(np.int64)
+    return jnp.expand_dims(r, axis) if keepdims else r
 
 
 def _complex_argreduce(x, name: str, axis, keepdims: bool):
