@@ -442,3 +442,12 @@ def test_ufunc_at_raises_numpys_index_error_for_static_indices():
         with pytest.raises(IndexError, match="out of bounds"):
             f(a.copy())
         fails(f, a, exc=IndexError, match="out of bounds")
+
+
+@pytest.mark.parametrize("f", [lambda a: np.argpartition(a, 2), lambda a: np.partition(a, 1)])
+def test_partition_is_refused_with_what_to_write_instead(f):
+    """NumPy's order within each side of kth is its introselect's: refused, pointing to argsort."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"introselect's[\s\S]*np\.argsort") as info:
+        elena_jax.functionalize(f)(np.arange(5.0)[::-1].copy())
+    assert "test_errors.py" in str(info.value)
+    assert "numpy.argpartition" not in elena_jax.supported()

@@ -19,7 +19,9 @@ def supported() -> list[str]:
     ufunc_methods = ("reduce", "accumulate", "outer", "at", "reduceat")
     names = {f"numpy.{n}" for n in UFUNCS if n not in ufunc_methods}
     names |= {f"numpy.ufunc.{m}" for m in ufunc_methods if m in UFUNCS}
-    for f in FUNCTIONS:
+    for f, rule in FUNCTIONS.items():
+        if getattr(rule, "refused", None):
+            continue
         module = getattr(f, "__module__", "numpy") or "numpy"
         prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")
         names.add(f"{prefix}.{f.__name__}")

@@ -1279,6 +1279,22 @@ for _f in (np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract):
     implements(_f)(_shaped_by_the_data(_f))
 
 
+def _refused(name: str, why: str):
+    """A NumPy function recognised and refused, with why and what to write instead."""
+    def rule(*args, **kwargs):
+        raise located(UnsupportedError, f"np.{name} is not supported by elena_jax: {why}")
+
+    rule.refused = why
+    return rule
+
+
+_ORDER_OF_INTROSELECT = ("the order NumPy leaves on each side of kth is its introselect's, no specified one; "
+                         "np.sort / np.argsort give a valid partition in sorted order (np.argsort(a)[..., :k]: "
+                         "the k smallest)")
+implements(np.partition)(_refused("partition", _ORDER_OF_INTROSELECT))
+implements(np.argpartition)(_refused("argpartition", _ORDER_OF_INTROSELECT))
+
+
 @implements(np.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """NumPy's own arithmetic: each component one product less another (a missing third
