@@ -52,9 +52,9 @@ def split(style: str, n: int, default: int) -> list:
 
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [*split("lanes", 200, 50), *split("stencil", 200, 50), *split("aliased", 80, 20),
-                 *split("dtypes", 100, 50), *split("library", 200, 60), *split("masks", 100, 40)]
+                 *split("dtypes", 100, 50), *split("library", 200, 60), *split("masks", 100, 25)]
 # vmap and grad of every style; of these only with `pytest -m slow`
-TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes")
+TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})
 VMAPPED = [r for s in TRANSFORMED
            for r in ([pytest.param(s, 0, 30, marks=SLOW)] if s in TRANSFORMED_SLOW else split(s, 30, 15))]
