@@ -201,7 +201,13 @@ class Functionalized:
             args, kwargs = jax.tree_util.tree_unflatten(treedef, arguments.tracers)
             out = self.f(*args, **kwargs)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
-            program.outputs = [trace.operand(x) for x in out_leaves]
+            try:
+                program.outputs = [trace.operand(x) for x in out_leaves]
+            except UnsupportedError as e:  # NB: the line it names is the caller's, the function has returned
+                code = getattr(self.f, "__code__", None)
+                where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+                raise UnsupportedError(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
+                                       "results are arrays and numbers, or pytrees of them") from None
         program.verify()
         arguments.refuse_unshareable_writes()
         if self.options.optimize:

@@ -451,3 +451,14 @@ def test_partition_is_refused_with_what_to_write_instead(f):
         elena_jax.functionalize(f)(np.arange(5.0)[::-1].copy())
     assert "test_errors.py" in str(info.value)
     assert "numpy.argpartition" not in elena_jax.supported()
+
+
+def returns_a_dtype(a):
+    return a * 2, a.dtype
+
+
+def test_a_result_that_is_not_an_array_names_the_function():
+    """The refusal is raised after the function returned: it names the function's definition
+    too, not only the caller's line (an acceptance campaign found only the caller named)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"returned by returns_a_dtype \(.*test_errors\.py:\d+\)"):
+        elena_jax.functionalize(returns_a_dtype)(np.ones(3))
