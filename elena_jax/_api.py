@@ -206,7 +206,7 @@ class Functionalized:
             except UnsupportedError as e:  # NB: the line it names is the caller's, the function has returned
                 code = getattr(self.f, "__code__", None)
                 where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
-                raise UnsupportedError(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
+                raise type(e)(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
                                        "results are arrays and numbers, or pytrees of them") from None
         program.verify()
         arguments.refuse_unshareable_writes()
