@@ -207,7 +207,7 @@ class Functionalized:
                 code = getattr(self.f, "__code__", None)
                 where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
                 raise type(e)(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
-                                       "results are arrays and numbers, or pytrees of them") from None
+                              "results are arrays and numbers, or pytrees of them") from None
         program.verify()
         arguments.refuse_unshareable_writes()
         if self.options.optimize:

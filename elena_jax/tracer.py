@@ -136,9 +136,9 @@ class Trace:
             return True
         return a.header == b.header and self._same_definition(a.storage, b.storage, depth=4)
 
-    def written_since(self, s: Storage, stamp: int) -> bool:
-        """Whether an op recorded after the first ``stamp`` ops writes ``s``."""
-        return any(o.storage is s for op in self.program.ops[stamp:] for o in op.outs)
+    def written_since(self, s: Storage, stamp: int, until: int | None = None) -> bool:
+        """Whether an op recorded after the first ``stamp`` ops (and before op ``until``) writes ``s``."""
+        return any(o.storage is s for op in self.program.ops[stamp:until] for o in op.outs)
 
     def _same_definition(self, s: Storage, t: Storage, depth: int) -> bool:
         ops = self.program.ops
@@ -155,8 +155,7 @@ class Trace:
             if isinstance(u, Const) and isinstance(v, Const):
                 same = u.weak == v.weak and _identical(np.asarray(u.value), np.asarray(v.value))
             elif isinstance(u, Access) and isinstance(v, Access) and u.view == v.view:
-                written = any(o.storage is u.storage for op in ops[min(i, j) + 1: max(i, j)] for o in op.outs)
-                same = u.storage is v.storage and not written \
+                same = u.storage is v.storage and not self.written_since(u.storage, min(i, j) + 1, max(i, j)) \
                     or u.storage is not v.storage and self._same_definition(u.storage, v.storage, depth - 1)
             else:
                 same = False

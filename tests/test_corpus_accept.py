@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
+from test_corpus_extra import registrar
 
 from elena_jax.testing import check_against_numpy
 
@@ -25,17 +26,7 @@ pytestmark = pytest.mark.slow
 
 SIZES = (4, 9)
 CORPUS = []
-
-
-def case(make, sizes=SIZES):
-    """Register ``f`` with its input maker at two sizes: the passes off at the first, on at the second."""
-    def register(f):
-        for n in sizes:
-            optimize = (n != sizes[0],)
-            CORPUS.append(pytest.param(f, make, n, optimize, id=f"{f.__name__}-{n}"))
-        return f
-
-    return register
+case = registrar(CORPUS, SIZES)
 
 
 # === audio and signal processing ===========================================================

@@ -25,16 +25,23 @@ SIZES = (3, 6)
 CORPUS = []
 
 
-def case(make):
-    """Register ``f`` with its input maker, at every size in SIZES: the passes off at the first
-    size, on at the second (each run is one XLA compile: the default run stays short)."""
-    def register(f):
-        for n in SIZES:
-            optimize = (n != SIZES[0],)
-            CORPUS.append(pytest.param(f, make, n, optimize, id=f"{f.__name__}-{n}"))
-        return f
+def registrar(corpus: list, default_sizes: tuple):
+    """The ``case(make)`` decorator of a corpus: it registers ``f`` with its input maker in
+    ``corpus``, at every size: the passes off at the first size, on at the second (each run is
+    one XLA compile: the default run stays short)."""
+    def case(make, sizes=default_sizes):
+        def register(f):
+            for n in sizes:
+                optimize = (n != sizes[0],)
+                corpus.append(pytest.param(f, make, n, optimize, id=f"{f.__name__}-{n}"))
+            return f
 
-    return register
+        return register
+
+    return case
+
+
+case = registrar(CORPUS, SIZES)
 
 
 def _boxes(n, rng, width=120.0, height=90.0):

@@ -515,10 +515,8 @@ def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, init
         start, xs, ms = xs[0], xs[1:], ms[1:]
     else:
         start = jnp.full(shape, initial, dtype)
-    if wide:
-        r = _running(name, np.dtype(np.float32), start.astype(np.float32), xs.astype(np.float32), ms)[0].astype(dtype)
-    else:
-        r, _ = _running(name, dtype, start, xs, ms)
+    compute = np.dtype(np.float32) if wide else dtype
+    r = _running(name, compute, start.astype(compute), xs.astype(compute), ms)[0].astype(dtype)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else shape)
 
 

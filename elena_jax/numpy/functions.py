@@ -779,9 +779,9 @@ def _prepare(name, args, kwargs, dtypes):
         kwargs = _static_repeats(args, kwargs)
     target = None
     if dtypes and name in FLOAT_COMPUTE and dtypes[0].kind in "fc":
-        norm = kwargs.get("norm", args[3] if len(args) > 3 else None)
-        target = np.promote_types(dtypes[0], np.float64) if name in IN_DOUBLE and norm in (None, "backward") \
-            else dtypes[0]
+        target = dtypes[0]
+        if name in IN_DOUBLE and kwargs.get("norm", args[3] if len(args) > 3 else None) in (None, "backward"):
+            target = np.promote_types(target, np.float64)
     elif dtypes and name in WIDENED and dtypes[0].kind in "iu":
         target = dtypes[0]
     elif dtypes and name in BOOL_AS_INT and dtypes[0] == np.bool_:

@@ -29,7 +29,7 @@ class Masked:
         self.values = values
         self.mask = mask  # bool, covering the leading axes of values
         self.origin = user_location()  # NB: the shape may be needed far away (a return, say)
-        # NB: the mask's value is the one it had when the selection was taken: the ops then
+        # NB: the selection is of the mask's value when it was taken: the count of ops recorded then
         self.stamp = len(mask._trace.program.ops) if stamp is None else stamp
 
     def _like(self, values: Tracer) -> Masked:
@@ -148,27 +148,6 @@ class Masked:
         r = func(self.values, where=self._full_mask(), **kwargs)
         return r.reshape((1,) * (1 + self.values.ndim - self.mask.ndim)) if keepdims else r
 
-    def sum(self, axis=None, **kwargs):
-        return self._reduced(np.sum, axis, kwargs)
-
-    def mean(self, axis=None, **kwargs):
-        return self._reduced(np.mean, axis, kwargs)
-
-    def max(self, axis=None, **kwargs):
-        return self._reduced(np.max, axis, kwargs)
-
-    def min(self, axis=None, **kwargs):
-        return self._reduced(np.min, axis, kwargs)
-
-    def prod(self, axis=None, **kwargs):
-        return self._reduced(np.prod, axis, kwargs)
-
-    def any(self, axis=None, **kwargs):
-        return self._reduced(np.any, axis, kwargs)
-
-    def all(self, axis=None, **kwargs):
-        return self._reduced(np.all, axis, kwargs)
-
     def astype(self, dtype, **kwargs):
         return self._like(self.values.astype(dtype, **kwargs))
 
@@ -182,9 +161,11 @@ def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
     return np.sum((m.values != 0) & m._full_mask())
 
 
-_FUNCTIONS = {np.sum: Masked.sum, np.mean: Masked.mean, np.count_nonzero: _count_nonzero, np.max: Masked.max,
-              np.amax: Masked.max, np.min: Masked.min, np.amin: Masked.min, np.prod: Masked.prod,
-              np.any: Masked.any, np.all: Masked.all}
+_FUNCTIONS = {np.count_nonzero: _count_nonzero}
+for _f in (np.sum, np.mean, np.max, np.min, np.prod, np.any, np.all):  # NB: the methods, and np.<name> of a selection
+    setattr(Masked, _f.__name__, lambda self, axis=None, *, _f=_f, **kwargs: self._reduced(_f, axis, kwargs))
+    _FUNCTIONS[_f] = getattr(Masked, _f.__name__)
+_FUNCTIONS.update({np.amax: Masked.max, np.amin: Masked.min})
 for _name, _u in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
                   "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
                   "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
