@@ -534,8 +534,10 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
         known = indices._trace.known_value(indices)
         if known is None:
-            raise ConcretizationError(f"np.{ufunc.__name__}.reduceat with traced indices has a "
-                                      f"data-dependent meaning\n  at {user_location()}")
+            raise ConcretizationError(
+            f"np.{ufunc.__name__}.reduceat with traced indices: its segments' lengths depend on the data, "
+            f"and NumPy's order of adding a segment follows its length; pass the indices as a static "
+            f"argument (static_argnums) or build them inside the function from known values\n  at {user_location()}")
         indices = known
     a = _arr(array)
     axis = V.normalize_axis(axis, a.ndim)
@@ -548,12 +550,15 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
         raise located(IndexError, f"index {bad[0]} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
     ends = list(idx[1:]) + [n]
     kind = ufunc.reduceat(np.ones(1, a.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
+    runs = np.moveaxis(a, axis, -1)
     parts = []
     for i, j in zip(idx, ends):
-        seg = np.take(a, [int(i)], axis=axis) if j <= i + 1 else \
-            ufunc.reduce(np.take(a, np.arange(i, j), axis=axis), axis=axis, dtype=dtype, keepdims=True)
+        i, j = int(i), int(j)
+        seg = runs[..., i:i + 1]
+        if j > i + 1:
+            seg = _segment(ufunc, seg, runs[..., i + 1:j], dtype, kind)
         parts.append(seg.astype(kind))
-    result = np.concatenate(parts, axis=axis)
+    result = np.moveaxis(np.concatenate(parts, axis=-1), -1, axis)
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)
         target[...] = result
@@ -562,6 +567,16 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
 
 
 UFUNCS["reduceat"] = ufunc_reduceat
+
+
+def _segment(ufunc, first, rest, dtype, kind: np.dtype):
+    """A segment of reduceat as NumPy's loop reduces it: its first element, then the rest as
+    one run whatever the axis (a float sum pairwise: reduced along the last axis of a copy),
+    combined with the first last. float16 runs are summed in float32, rounded once."""
+    if ufunc is not np.add or kind.kind not in "fc":
+        return ufunc.reduce(np.concatenate([first, rest], -1), axis=-1, dtype=dtype, keepdims=True)
+    wide = np.dtype(np.float32) if kind == np.float16 else kind
+    return (first.astype(wide) + np.add.reduce(rest.copy(), axis=-1, dtype=wide, keepdims=True)).astype(kind)
 
 
 @implements(np.trapezoid)
