@@ -900,6 +900,24 @@ def test_interp_at_repeated_points_and_ends(fp_dtype):
     check(lambda x, xp, fp: np.interp(x, xp[[0, 1, 3, 4]], fp[:4], period=2.5), x, xp, fp)
 
 
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+def test_interp_rounds_as_numpy_and_takes_numbers_and_lists(dt):
+    """NumPy's loop rounds slope * (x - xp[j]) before adding fp[j] (XLA contracted the two: 2 of 20
+    values an ulp off, fma or not), and of complex fp multiplies by the inverse of the step (its real
+    loop divides); x as a number or a list, xp and fp as lists (refused before)."""
+    rng = np.random.default_rng(0)
+    xp, fp = np.sort(rng.uniform(0, 1, 7)).astype(dt), rng.standard_normal(7).astype(dt)
+    x = rng.uniform(-0.1, 1.1, 20).astype(dt)
+
+    def f(x, xp, fp):
+        return (np.interp(x, xp, fp), np.interp(0.3, xp, fp), np.interp(1, xp, fp), np.interp([0.2, 0.9], xp, fp),
+                np.interp(x, [0, 1], [1, 2]), np.interp(x, xp, fp + 1j * fp, left=0))
+
+    for got, want in zip(elena_jax.functionalize(f)(x, xp, fp), f(x, xp, fp)):
+        assert np.asarray(got).dtype == want.dtype
+        assert np.asarray(got).tobytes() == want.tobytes()
+
+
 def test_interp_of_all_equal_points_is_the_last_value():
     check(lambda x, xp, fp: np.interp(x, xp, fp), np.zeros(3), np.zeros(4), np.arange(4) * 0.5)
 

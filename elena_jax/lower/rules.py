@@ -841,6 +841,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     """NumPy's ``interp``, which jax.numpy's differs from where ``xp`` repeats a value (NumPy takes
     the last of equal points, and ``fp[-1]`` at the end) and in rounding: NumPy's slope times
     the offset from the left point, with its fallbacks where that is NaN; complex ``fp`` by parts."""
+    x, xp, fp = jnp.asarray(x, np.float64), jnp.asarray(xp, np.float64), jnp.asarray(fp)  # NB: a number x too
     if period is not None:
         period = jnp.abs(period)
         x, xp = x % period, xp % period
@@ -853,7 +854,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     if n == 1:  # NB: NumPy's own case: a NaN x gets fp[0]
         v = jnp.broadcast_to(fp[0], x.shape)
     elif fp.dtype.kind == "c":
-        v = lax.complex(_interp_between(x, xp, lax.real(fp)), _interp_between(x, xp, lax.imag(fp)))
+        v = lax.complex(*(_interp_between(x, xp, part(fp), by_inverse=True) for part in (lax.real, lax.imag)))
     else:
         v = _interp_between(x, xp, fp)
     v = jnp.where(x < xp[0], fp[0] if left is None else left, v)
@@ -861,13 +862,16 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     return v if n == 1 else jnp.where(jnp.isnan(x), x.astype(v.dtype), v)
 
 
-def _interp_between(x, xp, fp):
+def _interp_between(x, xp, fp, by_inverse: bool = False):
+    """``fp`` at ``x`` between its points; ``by_inverse``: the slope a product with the inverse
+    of the step, as NumPy's complex loop computes both parts' slopes (its real loop divides)."""
     j = jnp.searchsorted(xp, x, side="right") - 1  # NB: the last point at or below x
     k = jnp.clip(j, 0, xp.shape[0] - 2)
     x0, x1, y0, y1 = xp[k], xp[k + 1], fp[k], fp[k + 1]
-    slope = (y1 - y0) / (x1 - x0)
-    v = slope * (x - x0) + y0
-    v = jnp.where(jnp.isnan(v), slope * (x - x1) + y1, v)
+    slope = (y1 - y0) * (1.0 / (x1 - x0)) if by_inverse else (y1 - y0) / (x1 - x0)
+    # NB: NumPy's C loop rounds the product (XLA contracted it with the sum: an ulp off, fma or not)
+    v = rounded(slope * (x - x0)) + y0
+    v = jnp.where(jnp.isnan(v), rounded(slope * (x - x1)) + y1, v)
     v = jnp.where(jnp.isnan(v) & (y0 == y1), y0, v)
     hit = jnp.clip(j, 0, xp.shape[0] - 1)
     return jnp.where((j == xp.shape[0] - 1) | (xp[hit] == x), fp[hit], v)

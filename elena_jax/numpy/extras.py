@@ -47,7 +47,7 @@ FLOAT_COMPUTE.update({"cov", "corrcoef", "polyval", "polyfit", "gradient", "lina
 LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), ("nanquantile", 1),
                       ("isin", 1), ("digitize", 1), ("polyval", 0),
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
-                      ("interp", 1), ("interp", 2)})
+                      ("interp", 0), ("interp", 1), ("interp", 2)})
 
 def _quantile(func):
     """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy (half to
