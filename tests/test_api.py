@@ -165,11 +165,17 @@ def test_argmax_inside_a_32_bit_jit():
         a[[0, p]] = a[[p, 0]]
         return a, np.argmin(a, axis=1), np.nanargmax(a, axis=0), np.argmax(a + 1j)
 
+    def pivot_augmented(a):  # NB: float64 inside (np.eye), whose float32 start value JAX's argmax made
+        aug = np.hstack([a, np.eye(3, 2)])
+        p = np.argmax(np.abs(aug[:, 0]))
+        return aug[p], np.argmin(aug > 0, axis=0)
+
     a = np.array([[1.0, 2.0], [-5.0, 0.5], [3.0, -1.0]], np.float32)
-    got = jax.jit(elena_jax.pure(pivot))(a)[0]
-    want = pivot(a.copy())
-    for g, w in zip(got, want):
-        np.testing.assert_array_equal(np.asarray(g), w)
+    for f in (pivot, pivot_augmented):
+        got = jax.jit(elena_jax.pure(f))(a)[0]
+        want = f(a.copy())
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)
 
 
 def test_make_jaxpr_has_plain_lax_and_no_scatter_for_basic_views():

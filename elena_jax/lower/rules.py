@@ -776,16 +776,36 @@ def argreduce(ins, outs, name, axis, keepdims):
 
 
 def _first(name: str, x, axis, keepdims: bool):
-    """NumPy's argmax/argmin (the first greatest or least element, or the first NaN) as int64.
-    lax's argmax primitive lowers its index type by the caller's 64-bit mode: inside a 32-bit
-    ``jax.jit`` of this (64-bit) program, an int64 one became int32 under its int64 signature,
-    which XLA's verifier refused. int32 indices, then converted, lower alike in both modes."""
+    """NumPy's argmax/argmin (the first greatest or least element, or the first NaN) as int64: one
+    reduction of (value, index) pairs. Not lax's argmax primitive: JAX lowers it by tracing it in
+    the caller's 64-bit mode, and inside a 32-bit ``jax.jit`` of this (64-bit) program its
+    float64 start value and int64 index type became float32 and int32 (refused by JAX and by
+    XLA's verifier); this reduction is traced with the program. The indices are int32 (then
+    converted), which XLA reduces faster."""
     if axis is None:
         r = _first(name, x.reshape(-1), 0, False)
         return r.reshape((1,) * x.ndim) if keepdims else r
     axis = axis % x.ndim
-    index = np.int32 if x.shape[axis] < 2**31 else np.int64
-    r = getattr(lax, name)(x, axis, index).astype(np.int64)
+    if x.dtype == np.bool_:
+        x = x.astype(np.uint8)
+    index = np.dtype(np.int32 if x.shape[axis] < 2**31 else np.int64)
+    greatest = name == "argmax"
+    if x.dtype.kind == "f":
+        start = -np.inf if greatest else np.inf
+    else:
+        start = (np.iinfo(x.dtype).min if greatest else np.iinfo(x.dtype).max)
+
+    def first_of(a, b):  # NB: a total order (NaN above all, then earlier first): any reduction order agrees
+        (av, ai), (bv, bi) = a, b
+        a_nan, b_nan = av != av, bv != bv
+        beats = lax.select(a_nan, ~b_nan, av > bv if greatest else av < bv)
+        ties = lax.select(a_nan, b_nan, av == bv)
+        take_a = beats | ties & (ai < bi)
+        return lax.select(take_a, av, bv), lax.select(take_a, ai, bi)
+
+    positions = lax.broadcasted_iota(index, x.shape, axis)
+    starts = (np.array(start, x.dtype), np.array(x.shape[axis], index))
+    r = lax.reduce((x, positions), starts, first_of, (axis,))[1].astype(np.int64)
     return jnp.expand_dims(r, axis) if keepdims else r
 
 
