@@ -341,6 +341,16 @@ UFUNC_IMPL["absolute"] = _unsigned_abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
 
 
+def _rad2deg(x):
+    """NumPy's ``x * (180 / pi)``, the factor divided in x's type (float32's 57.295776 is not
+    float32(180 / pi), 57.29578, which jax.numpy's multiplies by)."""
+    kind = np.dtype(x.dtype).type
+    return _multiply(*_unfolded("multiply", (x, jnp.asarray(kind(180) / kind(np.pi), x.dtype))))
+
+
+UFUNC_IMPL["rad2deg"] = UFUNC_IMPL["degrees"] = _rad2deg
+
+
 def ufunc_impl(name: str, dtype=None) -> Callable:
     if name in _FLOAT_ONLY and dtype is not None and jnp.issubdtype(dtype, jnp.inexact):
         return _FLOAT_ONLY[name]
