@@ -815,7 +815,8 @@ def _first(name: str, x, axis, keepdims: bool):
 
     positions = lax.broadcasted_iota(index, x.shape, axis)
     starts = (np.array(start, x.dtype), np.array(x.shape[axis], index))
-    r = lax.reduce((x, positions), starts, first_of, (axis,))[1].astype(np.int64)
+    # NB: an index has no derivative, and JAX differentiates no reduction of several operands
+    r = lax.reduce((lax.stop_gradient(x), positions), starts, first_of, (axis,))[1].astype(np.int64)
     return jnp.expand_dims(r, axis) if keepdims else r
 
 
