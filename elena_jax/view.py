@@ -419,7 +419,13 @@ def covers(a: View, b: View) -> bool:
 
 def same_elements(a: View, b: View) -> bool:
     """Whether two views address the same elements in the same order (shapes may differ by unit axes)."""
-    return a == b or squeeze(a) == squeeze(b)
+    return a == b or squeezed(a) == squeezed(b)
+
+
+@functools.lru_cache(maxsize=4096)
+def squeezed(v: View) -> View:
+    """``squeeze(v)``, remembered: the passes compare each write with every earlier one."""
+    return squeeze(v)
 
 
 def dense(v: View) -> bool:

@@ -21,10 +21,41 @@ dynamic_update_slice per column (bench: bbox_flip at 1e6 boxes, XLA:CPU).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import Access, Op, Program
-from ..view import contiguous, index, overlap, same_elements
+from ..view import View, contiguous, index, overlap, same_elements, squeezed
 from ._rewrite import copy_program, reshaped, temporary
 from .lanes import LIMIT
+
+
+class _Written:
+    """The distinct views a run has written, with their spans: a view is compared exactly only
+    with those whose span meets its own (a table filled cell by cell has hundreds)."""
+
+    def __init__(self):
+        self.views, self.squeezed, self.size = [], set(), 0
+        self.lo, self.hi = np.empty(16, np.int64), np.empty(16, np.int64)
+
+    def clashes(self, v: View) -> bool:
+        """Whether ``v`` shares an element with a written view without being that view."""
+        if not self.views or not v.size:
+            return False
+        lo, hi = v.span()
+        n = len(self.views)
+        near = np.flatnonzero((self.lo[:n] < hi) & (lo < self.hi[:n]))
+        return any(overlap(v, self.views[k]) and not same_elements(v, self.views[k]) for k in near)
+
+    def add(self, v: View) -> None:
+        if squeezed(v) in self.squeezed:
+            return
+        n = len(self.views)
+        if n == len(self.lo):
+            self.lo, self.hi = np.resize(self.lo, 2 * n), np.resize(self.hi, 2 * n)
+        self.lo[n], self.hi[n] = v.span() if v.size else (0, 0)
+        self.views.append(v)
+        self.squeezed.add(squeezed(v))
+        self.size += v.size
 
 
 class _Runs:
@@ -34,19 +65,18 @@ class _Runs:
 
     def __init__(self, storage):
         self.storage, self.runs, self.touching = storage, [], []
-        self.current, self.written = [], []
+        self.current, self.written = [], _Written()
 
     def close(self):
         # NB: only runs that write at least half of the storage (see the module docstring)
-        if len(self.current) >= 2 and 2 * sum(w.size for w in self.written) >= self.storage.size:
+        if len(self.current) >= 2 and 2 * self.written.size >= self.storage.size:
             self.runs.append(self.current)
-        self.current, self.written = [], []
+        self.current, self.written = [], _Written()
 
     def see(self, i: int, op: Op, reads: list):
         self.touching.append(i)
-        written = self.written
         # NB: a read of exactly one earlier write of the run is handed that write's value
-        if any(overlap(r, w) and not same_elements(r, w) for r in reads for w in written):
+        if any(self.written.clashes(r) for r in reads):
             self.close()
         mine = [a for a in op.outs if a.storage is self.storage]
         if not mine:
@@ -54,13 +84,12 @@ class _Runs:
         v = mine[0].view
         whole = v == contiguous(self.storage.shape)
         # NB: rewriting exactly an earlier write of the run replaces its value
-        if len(op.outs) != 1 or whole or any(overlap(v, w) and not same_elements(v, w) for w in self.written):
+        if len(op.outs) != 1 or whole or self.written.clashes(v):
             self.close()
             if len(op.outs) != 1 or whole:
                 return
         self.current.append(i)
-        if not any(same_elements(v, w) for w in self.written):
-            self.written.append(v)
+        self.written.add(v)
 
 
 def _runs(ops: list[Op]) -> dict:
@@ -90,23 +119,20 @@ def coalesce_writes(program: Program) -> Program:
             continue
         touching = found[storage].touching
         for run in found[storage].runs:
-            values, views = [], []
+            placed = {}  # NB: the run's distinct views (by their elements) -> (view, value written)
             members = set(run)
             for i in touching[touching.index(run[0]):touching.index(run[-1]) + 1]:
-                op = _read_run_values(slots[i][0], storage, values, views)
+                op = _read_run_values(slots[i][0], storage, placed)
                 if i in members:
                     view = op.outs[0].view
                     # Always a fresh temporary: forwarding hands it to later readers, so it
                     # must never be a storage that is written afterwards (fuzzer regression).
                     tmp = temporary(new, view.shape, storage.dtype, f"coalesced write into S{storage.id}")
                     op = Op(op.prim, op.ins, (tmp,), op.params, op.where)
-                    k = next((k for k, v in enumerate(views) if same_elements(v, view)), None)
-                    if k is None:
-                        values.append(tmp)
-                        views.append(view)
-                    else:
-                        values[k] = reshaped(tmp, views[k].shape)
+                    first = placed.get(squeezed(view), (view,))[0]
+                    placed[squeezed(view)] = (first, reshaped(tmp, first.shape))
                 slots[i][0] = op
+            views, values = zip(*placed.values())
             values, views = _split_lanes(values, views)
             covering = sum(v.size for v in views) == storage.size
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
@@ -118,10 +144,14 @@ def coalesce_writes(program: Program) -> Program:
     return new
 
 
-def _read_run_values(op: Op, storage, values: list[Access], views: list) -> Op:
+def _read_run_values(op: Op, storage, placed: dict) -> Op:
     """``op`` reading the run's values (so far) instead of ``storage`` where it reads exactly one."""
-    ins = tuple(next((reshaped(u, x.view.shape) for u, v in zip(values, views) if same_elements(v, x.view)), x)
-                if isinstance(x, Access) and x.storage is storage else x for x in op.ins)
+    def value(x):
+        if isinstance(x, Access) and x.storage is storage and squeezed(x.view) in placed:
+            return reshaped(placed[squeezed(x.view)][1], x.view.shape)
+        return x
+
+    ins = tuple(value(x) for x in op.ins)
     return op if ins == op.ins else Op(op.prim, ins, op.outs, op.params, op.where)
 
 
