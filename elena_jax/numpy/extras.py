@@ -51,41 +51,55 @@ LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), 
 
 def _quantile(func):
     """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy (half to
-    even): refused rather than a different answer. Integers are interpolated (method "linear")
-    as NumPy does, the difference of the two neighbours in their own type: it wraps where it
-    overflows (np.percentile of int8 [-100, 100] at 50 is 128.0), where JAX's floats would not."""
+    even): refused rather than a different answer. Linear quantiles at static ``q`` are NumPy's
+    steps (`_linear`): of integers, the difference of the two neighbours in their own type wraps
+    where it overflows (np.percentile of int8 [-100, 100] at 50 is 128.0), where JAX's floats
+    would not; of float32, a float64 ``q`` interpolates in float64 (jax.numpy's in float32)."""
     generic = jnp_function(func)
     percent = "percentile" in func.__name__
+    kinds = "iu" if func.__name__.startswith("nan") else "iuf"  # NB: NaNs skipped: JAX's steps
 
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         if method == "nearest" or kwargs.get("interpolation") == "nearest":
             raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
         qs = None if has_tracer(q) else np.true_divide(q, 100) if percent else np.asanyarray(q)
-        if not (isinstance(a, Tracer) and a.dtype.kind in "iu" and a.size and method == "linear" and not kwargs
-                and qs is not None and qs.dtype.kind == "f" and qs.ndim <= 1 and not isinstance(axis, tuple)):
+        if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
+                and qs is not None and qs.dtype.kind in "iuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), q, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
-        return _returned(func.__name__, [_integer_lerp(a, qs, axis, keepdims)], out, False)
+        weak = type(q) in (int, float)
+        return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims)], out, False)
 
     impl.__name__ = func.__name__
     return impl
 
 
-def _integer_lerp(a: Tracer, qs: np.ndarray, axis, keepdims: bool) -> Tracer:
-    """NumPy's linear quantiles ``qs`` of integers along ``axis``: its neighbour indices, bounds
-    and ``_lerp`` formula, on the sorted array."""
+def _linear(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool) -> Tracer:
+    """NumPy's linear quantiles ``qs`` along ``axis``: its neighbour indices, bounds, weights
+    and ``_lerp`` formula, on the sorted array; a weight of a Python number ``q`` is itself a
+    Python number (weak: float32 data stays float32), and a row holding a NaN gives NaN."""
     ax = 0 if axis is None else V.normalize_axis(axis, a.ndim)
     s = np.moveaxis(np.sort(np.ravel(a) if axis is None else a, axis=ax), ax, 0)
     n = s.shape[0]
     virtual = (n - 1) * qs
+    if virtual.dtype.kind in "iu":  # NB: integer q (0 or 1): the elements themselves
+        return _nan_rows(s, s[virtual], a, axis, ax, qs, keepdims)
     below, above = virtual < 0, virtual >= n - 1
     previous = np.where(above, -1, np.where(below, 0, np.floor(virtual))).astype(np.intp)
     following = np.where(above, -1, np.where(below, 0, np.floor(virtual) + 1)).astype(np.intp)
-    gamma = np.asarray(virtual - previous).reshape(qs.shape + (1,) * (s.ndim - 1))
+    gamma = np.asarray(virtual - previous, virtual.dtype)
+    gamma = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * (s.ndim - 1))
     lo, hi = s[previous], s[following]
-    diff = hi - lo  # NB: in the integers' own type: NumPy's wraps
-    r = np.where(gamma >= 0.5, hi - diff * (1 - gamma), lo + diff * gamma)
+    diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
+    r = np.where(np.asarray(gamma) >= 0.5, hi - diff * (1 - gamma), lo + diff * gamma)
+    return _nan_rows(s, r, a, axis, ax, qs, keepdims)
+
+
+def _nan_rows(s: Tracer, r: Tracer, a: Tracer, axis, ax: int, qs: np.ndarray, keepdims: bool) -> Tracer:
+    """The quantiles ``r`` of the sorted ``s``, NaN (its last element) where a row holds a NaN."""
+    if a.dtype.kind == "f":
+        r = np.where(np.isnan(s[-1]), s[-1], r)
     if keepdims:
         r = r.reshape(qs.shape + tuple(1 if axis is None or i == ax else m for i, m in enumerate(a.shape)))
     return r
