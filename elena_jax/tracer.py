@@ -449,13 +449,10 @@ class Tracer:
 
     # -- concretization: data-dependent Python ----------------------------------
 
-    def _concrete(self, what: str):
-        raise ConcretizationError(
-            f"{what} needs the value of a traced array {self.shape}:{self.dtype}; "
-            "data-dependent Python control flow cannot be functionalized "
-            "(use np.where, or pass the value as a static argument)"
-            f"\n  at {user_location()}"
-        )
+    def _concrete(self, what: str, advice: str = "data-dependent Python control flow cannot be functionalized "
+                                                  "(use np.where, or pass the value as a static argument)"):
+        raise ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
+                                  f"\n  at {user_location()}")
 
     def __bool__(self):
         return self._concrete("bool() (an `if`, `while`, `and`/`or` or assert)")
@@ -490,13 +487,15 @@ class Tracer:
         return HOOKS["copy"](self)
 
     def __array__(self, dtype=None, copy=None):
-        # NB: NumPy converts by itself a traced index into a NumPy array (lut[t]: make the table
-        # traced, np.asarray(lut)) and the lists given to ufunc methods (np.stack them first).
-        return self._concrete("conversion to a NumPy array (a traced index into a NumPy array; a list of "
-                              "traced arrays given to a ufunc method, np.minimum.reduce([a, b]): np.stack them "
-                              "first; or a NumPy function imported by name at module level, `from "
-                              "numpy.lib.stride_tricks import as_strided`, which elena_jax cannot intercept: "
-                              "call it as np.lib.stride_tricks.as_strided?)")
+        # NB: NumPy converts by itself a traced index into a NumPy array and the lists given to
+        # ufunc methods; a function imported by name never reaches elena_jax's namespace
+        return self._concrete(
+            "conversion to a NumPy array",
+            "where it comes from, and what to write instead: a NumPy array indexed by a traced array, "
+            "`table[idx]`: make the table traced first, `np.asarray(table)[idx]`; a list of traced arrays given "
+            "to a ufunc method, `np.minimum.reduce([a, b])`: `np.stack` them first; a NumPy function imported "
+            "by name at module level (`from numpy.lib.stride_tricks import as_strided`), which elena_jax cannot "
+            "intercept: call it through np (`np.lib.stride_tricks.as_strided`)")
 
     def item(self, *args):
         return self._concrete("item()")

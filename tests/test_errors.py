@@ -54,6 +54,17 @@ def test_data_dependent_control_flow():
     fails(f, np.ones(3), exc=elena_jax.ConcretizationError, match=r"bool\(\)")
 
 
+LUT = np.array([3, 2, 1, 0], np.uint8)
+
+
+def test_a_numpy_table_indexed_by_a_traced_array_says_what_to_write():
+    """NumPy converts the traced index itself (lut[codes]): the message names the line and the fix,
+    not data-dependent control flow; the fix works."""
+    codes = np.array([0, 3, 1], np.uint8)
+    fails(lambda c: LUT[c], codes, exc=elena_jax.ConcretizationError, match=r"np\.asarray\(table\)\[idx\]")
+    np.testing.assert_array_equal(elena_jax.functionalize(lambda c: np.asarray(LUT)[c])(codes), LUT[codes])
+
+
 def test_shape_mismatch_is_numpys_valueerror():
     def f(a, b):
         return a + b
