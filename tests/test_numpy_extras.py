@@ -864,3 +864,12 @@ def test_put_clips_or_wraps_traced_indices():
         return v
 
     check(f, arr((10,)), np.array([13, -4, 25]))
+
+
+@pytest.mark.parametrize("n", [8, 7, 1])
+def test_sample_frequencies_of_a_traced_spacing(n):
+    """np.fft.fftfreq(n, d=t[1] - t[0]): the spacing may be traced (refused before), n may not."""
+    t = np.linspace(-5, 5, n, endpoint=False) + 0.25
+    check(lambda t: (np.fft.fftfreq(t.size, d=t[-1] - t[0] + 1), np.fft.rfftfreq(t.size, t[0]),
+                     np.fft.fftfreq(t.size, t[0].astype(np.float32))), t, atol=0)
+    refuses(lambda t: np.fft.fftfreq(t.astype(int)[0]), t)

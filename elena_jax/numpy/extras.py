@@ -136,9 +136,27 @@ def _traced_constant(func):
     return impl
 
 
-for _module, _name in [(np.fft, "fftfreq"), (np.fft, "rfftfreq"), (np, "hanning"), (np, "hamming"),
-                       (np, "blackman"), (np, "bartlett"), (np, "kaiser")]:
+for _module, _name in [(np, "hanning"), (np, "hamming"), (np, "blackman"), (np, "bartlett"), (np, "kaiser")]:
     intercept(_module, _name, _traced_constant(getattr(_module, _name)))
+
+
+def _frequencies(func):
+    """``np.fft.fftfreq``/``rfftfreq``: a constant, or of a traced spacing ``d`` (``x[1] - x[0]``)
+    NumPy's own steps, the sample frequencies' integers times ``1.0 / (n * d)``."""
+    constant_of = _traced_constant(func)
+
+    def impl(n, d=1.0, device=None):
+        if not isinstance(d, Tracer):
+            return constant_of(n, d, device=device)
+        _static(n)
+        return constant(func(n, 1.0) * n).astype(np.int_) * (1.0 / (n * d))  # NB: exact: integers k
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+for _name in ("fftfreq", "rfftfreq"):
+    intercept(np.fft, _name, _frequencies(getattr(np.fft, _name)))
 
 for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
               "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "matmul",
