@@ -159,9 +159,86 @@ for _name in ("fftfreq", "rfftfreq"):
     intercept(np.fft, _name, _frequencies(getattr(np.fft, _name)))
 
 for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
-              "multi_dot", "vecdot", "outer", "matrix_norm", "vector_norm", "trace", "diagonal", "matmul",
+              "multi_dot", "vecdot", "outer", "matrix_norm", "trace", "diagonal", "matmul",
               "matrix_transpose", "tensorsolve", "tensorinv"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+_NORM = np.linalg.norm
+_jax_norm = jnp_function(np.linalg.norm, "linalg.norm")
+
+
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's steps, whose sums are then NumPy's bit for bit: every norm along given axes and
+    every ``ord`` but these, which are jax.numpy's: the whole array's 2-norm (NumPy's is a dot
+    product, BLAS's order) and the matrix 2-, -2- and nuclear norms (singular values)."""
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        _NORM(np.zeros((1,) * x.ndim, x.dtype), ord, axis, keepdims)  # NB: NumPy's errors (ord, axis)
+    if x.dtype.kind not in "fc":
+        x = x.astype(float)
+    if axis is None and (ord is None or ord in ("f", "fro") and x.ndim == 2 or ord == 2 and x.ndim == 1) \
+            or isinstance(axis, tuple) and len(axis) == 2 and ord in (2, -2, "nuc") \
+            or axis is None and x.ndim == 2 and ord in (2, -2, "nuc"):
+        return _jax_norm(x, ord, axis, keepdims)
+    axis = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (operator.index(axis),)
+    if len(axis) == 1:
+        return _vector_norm(x, ord, axis, keepdims)
+    rows, cols = (V.normalize_axis(a, x.ndim) for a in axis)
+    if ord in (None, "fro", "f"):
+        r = np.sqrt(np.add.reduce((x.conj() * x).real, axis=axis))
+    else:  # NB: 1, -1 sum down columns; inf, -inf along rows
+        summed, then = (rows, cols - (cols > rows)) if ord in (1, -1) else (cols, rows - (rows > cols))
+        sums = np.add.reduce(abs(x), axis=summed)
+        r = sums.max(axis=then, initial=0) if ord in (1, np.inf) else sums.min(axis=then)
+    if keepdims:
+        r = r.reshape([1 if i in (rows, cols) else n for i, n in enumerate(x.shape)])
+    return r
+
+
+def _vector_norm(x, ord, axis: tuple, keepdims: bool):
+    """NumPy's vector norms along one axis."""
+    if ord == np.inf:
+        return abs(x).max(axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return abs(x).min(axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return (x != 0).astype(x.real.dtype).sum(axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return np.add.reduce(abs(x), axis=axis, keepdims=keepdims)
+    if ord is None or ord == 2:
+        return np.sqrt(np.add.reduce((x.conj() * x).real, axis=axis, keepdims=keepdims))
+    powers = abs(x)
+    powers **= ord
+    r = np.add.reduce(powers, axis=axis, keepdims=keepdims)
+    r **= np.reciprocal(ord, dtype=r.dtype)
+    return r
+
+
+@implements(np.linalg.vector_norm)
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """NumPy's steps: the axes moved first and made one, then `norm` along it."""
+    x = _arr(x)
+    with np.errstate(all="ignore"):
+        np.linalg.vector_norm(np.zeros((1,) * x.ndim, x.dtype), axis=axis, keepdims=keepdims, ord=ord)  # NB: errors
+    shape = list(x.shape)
+    if axis is None:
+        y, along = x.ravel(), 0
+    elif isinstance(axis, tuple):
+        axes = [V.normalize_axis(a, x.ndim) for a in axis]
+        rest = [i for i in range(x.ndim) if i not in axes]
+        lead = int(np.prod([x.shape[i] for i in axes]))
+        y = x.transpose(list(axis) + rest).reshape(lead, *[x.shape[i] for i in rest])
+        along = 0
+    else:
+        y, along = x, axis
+    r = norm(y, axis=along, ord=ord)
+    if keepdims:
+        reduced = range(len(shape)) if axis is None else np.atleast_1d(axis)
+        for i in reduced:
+            shape[V.normalize_axis(int(i), len(shape))] = 1
+        r = r.reshape(shape)
+    return r
 
 
 @implements(np.vander)

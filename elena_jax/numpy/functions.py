@@ -1172,7 +1172,7 @@ for _name in ("matmul", "vecdot", "matvec", "vecmat"):
     if hasattr(np, _name):
         UFUNCS[_name] = _gufunc(getattr(np, _name))
 
-for _name in ("norm", "det", "inv", "solve"):
+for _name in ("det", "inv", "solve"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
 
 
