@@ -675,3 +675,35 @@ def test_angle_conversions_are_numpys(dt):
 
     for g, w in zip(elena_jax.functionalize(f)(rad, deg), f(rad, deg)):
         assert_bit_for_bit(g, w, "angles")
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
+def test_hypot_is_the_c_librarys(dt):
+    """glibc's hypot: float64 corrected by one step of its rounding error, float32 in double.
+    jax.numpy's was up to 2 ulps off in 35% of float64 values: hypot(20, 99) was 100.99999999999999
+    and its floor 100. Special values give NumPy's bits (a NaN operand comes back as it is)."""
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.normal(size=3000), rng.integers(0, 200, 3000), rng.normal(size=3000) * 10.0 ** rng.integers(
+        -30, 30, 3000)])
+    y = np.concatenate([rng.normal(size=3000), rng.integers(0, 200, 3000), rng.normal(size=3000) * 10.0 ** rng.integers(
+        -30, 30, 3000)])
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 2.3e-308, 1e308, 3.0, -4.0, 1.7e308])
+    a, b = np.meshgrid(special, special)
+    with np.errstate(over="ignore"):
+        x, y = np.concatenate([x, a.ravel()]).astype(dt), np.concatenate([y, b.ravel()]).astype(dt)
+
+    def f(x, y):
+        return np.hypot(x, y), np.floor(np.hypot(x[3000:3020], y[3000:3020]))
+
+    with np.errstate(all="ignore"):
+        want = f(x, y)
+    for g, w in zip(elena_jax.functionalize(f)(x, y), want):
+        assert_bit_for_bit(g, w, "hypot")
+
+
+def test_hypot_derivatives():
+    x, y = np.array([3.0, 0.0, -2.0, 1e-200, 1e300]), np.array([4.0, 0.0, 0.0, 3e-200, 1e300])
+    with jax.enable_x64(True):
+        gx, gy = jax.grad(lambda x, y: elena_jax.pure(lambda x, y: np.hypot(x, y).sum())(x, y)[0], argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, [0.6, 0.0, -1.0, 1 / np.sqrt(10), np.sqrt(0.5)], rtol=1e-12)
+    np.testing.assert_allclose(gy, [0.8, 0.0, 0.0, 3 / np.sqrt(10), np.sqrt(0.5)], rtol=1e-12)
