@@ -149,7 +149,9 @@ def _frequencies(func):
         if not isinstance(d, Tracer):
             return constant_of(n, d, device=device)
         _static(n)
-        return constant(func(n, 1.0) * n).astype(np.int_) * (1.0 / (n * d))  # NB: exact: integers k
+        k = np.arange(n // 2 + 1) if func.__name__ == "rfftfreq" else \
+            np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+        return constant(k) * (1.0 / (n * d))
 
     impl.__name__ = func.__name__
     return impl
