@@ -455,7 +455,8 @@ class Tracer:
                                   f"\n  at {user_location()}")
 
     def __bool__(self):
-        return self._concrete("bool() (an `if`, `while`, `and`/`or` or assert)")
+        return self._concrete("bool() (an `if`, `while`, `and`/`or`, assert, or Python's min()/max() of traced "
+                              "values: np.minimum/np.maximum, np.min/np.max)")
 
     def __int__(self):
         return self._concrete("int()")

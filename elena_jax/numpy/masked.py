@@ -136,17 +136,33 @@ class Masked:
             return self._shape_needed(f"np.{func.__name__}")
         return rule(self, *args[1:], **kwargs)
 
+    def _axes(self, axis, what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The axes of ``values`` a reduction of the selection along ``axis`` reduces, and the
+        selection's shape after it with ``keepdims``: the selection's first axis (the selected
+        elements) must be among them, or the result's shape is the count's."""
+        ndim = 1 + self.values.ndim - self.mask.ndim
+        axes = tuple(range(ndim)) if axis is None else tuple(
+            a % ndim if -ndim <= a < ndim else self._shape_needed(f"{what} along axis {a}")
+            for a in (axis if isinstance(axis, tuple) else (axis,)))
+        if 0 not in axes:
+            return self._shape_needed(f"{what} along axes {axes}, not the selected elements' (axis 0),")
+        inner = self.values.shape[self.mask.ndim:]
+        reduced = tuple(range(self.mask.ndim)) + tuple(self.mask.ndim + a - 1 for a in axes if a)
+        return reduced, tuple(1 if a in axes else inner[a - 1] for a in range(ndim))
+
     def _reduced(self, func, axis, kwargs: dict):
-        """``func`` of all the selected elements: a reduction of the values with the mask as
-        ``where=``. Maxima and minima need ``initial=`` (of an empty selection NumPy raises, which
-        depends on the data); an axis, ``where=`` or ``out=`` would need the selection's shape."""
-        if axis is not None or "where" in kwargs or "out" in kwargs:
-            return self._shape_needed(f"np.{func.__name__} along an axis, or with where= or out=")
+        """``func`` of the selected elements along ``axis`` (the selected elements' axis among
+        them): a reduction of the values over the masked axes with the mask as ``where=``.
+        Maxima and minima need ``initial=`` (of an empty selection NumPy raises, which depends on
+        the data); ``where=`` or ``out=`` would need the selection's shape."""
+        if "where" in kwargs or "out" in kwargs:
+            return self._shape_needed(f"np.{func.__name__} with where= or out=")
         if func in (np.max, np.min) and "initial" not in kwargs:
             return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
+        reduced, kept = self._axes(axis, f"np.{func.__name__}")
         keepdims = kwargs.pop("keepdims", False)
-        r = func(self.values, where=self._full_mask(), **kwargs)
-        return r.reshape((1,) * (1 + self.values.ndim - self.mask.ndim)) if keepdims else r
+        r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
+        return r.reshape(kept) if keepdims else r
 
     def astype(self, dtype, **kwargs):
         return self._like(self.values.astype(dtype, **kwargs))
@@ -156,9 +172,9 @@ class Masked:
 
 
 def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
-    if axis is not None:
-        return m._shape_needed("a reduction along an axis")
-    return np.sum((m.values != 0) & m._full_mask())
+    reduced, kept = m._axes(axis, "np.count_nonzero")
+    r = np.sum((m.values != 0) & m._full_mask(), axis=reduced)
+    return r.reshape(kept) if keepdims else r
 
 
 _FUNCTIONS = {np.count_nonzero: _count_nonzero}
