@@ -554,3 +554,17 @@ def test_read_only_argument_aliasing_a_written_one_stays_read_only():
     np.testing.assert_array_equal(got, np.arange(6.0)[::-1] + 1)
     np.testing.assert_array_equal(r, np.arange(6.0)[::-1] + 1)  # it sees the write, as in NumPy
     assert not r.flags.writeable
+
+
+def test_pure_gives_back_unwritten_arguments_in_their_own_type():
+    """With 64-bit types off, a float64 argument pure(f) did not write came back float32, one it
+    wrote float64 (an acceptance campaign's find): both are float64, as computed."""
+    assert not jax.config.jax_enable_x64
+
+    def bump_first(a, b):
+        a += 1
+        return a.sum() + b.sum()
+
+    result, (a, b) = elena_jax.pure(bump_first)(np.ones(3), np.full(3, 0.1))
+    assert result.dtype == a.dtype == b.dtype == np.float64
+    np.testing.assert_array_equal(b, np.full(3, 0.1))
