@@ -943,7 +943,7 @@ def _refuse(func, name, args, kwargs, error):
 GENERIC = [
     "tile", "repeat", "roll", "pad", "take", "take_along_axis",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
-    "outer", "dot", "matmul", "vdot", "inner", "tensordot", "trace",
+    "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
     "nancumsum", "nancumprod", "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
