@@ -869,7 +869,9 @@ def test_matmul_into_out_checks_as_numpy(f):
                                lambda a, f, i: np.std(f, axis=1, out=i[:, 0]),
                                lambda a, f, i: np.median(f, axis=1, out=i[:, 0]),
                                lambda a, f, i: np.nansum(f, axis=1, out=i[:, 0]),
-                               lambda a, f, i: np.percentile(f, 50, axis=1, out=i[:, 1])])
+                               lambda a, f, i: np.percentile(f, 50, axis=1, out=i[:, 1]),
+                               lambda a, f, i: np.quantile(i, [0.5], axis=0, out=i[:1]),
+                               lambda a, f, i: np.quantile(f, 0.25, axis=0, out=f[0])])
 def test_functions_into_out_cast_as_numpy(f):
     """Each function casts into ``out=`` by its own last ufunc's rule: np.mean divides unsafely into
     an int array, np.std's square root and np.percentile's interpolation refuse to (UFuncTypeError)."""

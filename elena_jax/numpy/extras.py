@@ -32,6 +32,7 @@ from .functions import (
     IN_DOUBLE,
     LIST_AS_ARRAY,
     _arr,
+    _check_out_cast,
     _returned,
     jnp_function,
     traced_linspace,
@@ -68,6 +69,8 @@ def _quantile(func):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), q, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
+        if out is not None:  # NB: and its cast into out (an interpolation into integers is refused)
+            _check_out_cast(func, (a, q), {"axis": axis, "keepdims": keepdims}, out)
         weak = type(q) in (int, float)
         return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims)], out, False)
 
