@@ -279,3 +279,8 @@ def test_reductions_of_a_selection_along_its_axis_match_numpy():
     run_both(selection_reductions_along_axes, vel, rng.uniform(size=(40, 2)), rng.normal(size=(5, 6, 4)))
     with pytest.raises(elena_jax.ConcretizationError, match=r"along axes \(1,\)[\s\S]*test_masked.py"):
         elena_jax.functionalize(lambda v: v[v[:, 0] > 0].sum(axis=1))(vel)
+    for axis, error in (((0, 0), ValueError), ((0, -2), ValueError), (0.0, TypeError), (2, np.exceptions.AxisError)):
+        with pytest.raises(error):  # NB: NumPy's errors of the axis, before the count's question
+            vel[vel[:, 0] > 0].sum(axis=axis)
+        with pytest.raises(error):
+            elena_jax.functionalize(lambda v, axis=axis: v[v[:, 0] > 0].sum(axis=axis))(vel)

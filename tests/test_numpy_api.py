@@ -827,6 +827,7 @@ def test_percentile_of_integers_interpolates_in_their_type_as_numpy(dt):
     info = np.iinfo(dt)
     a = np.array([[info.min + 5, info.max - 3, 0, info.max], [-1 if info.min else 1, 7, info.min, 3]], dt)
     check(lambda a: (np.percentile(a, 50), np.percentile(a, [10, 75], axis=1), np.quantile(a, 0.3, axis=0),
+                     np.percentile(a, np.array([50.0])),
                      np.nanpercentile(a, 90, axis=-1, keepdims=True), np.percentile(a.T, [0, 100], axis=0)), a)
 
 
@@ -842,7 +843,8 @@ def test_linear_quantiles_of_floats_are_numpys_steps(dt):
     def f(a):
         return (np.quantile(a, [0.3, 0.55, 0.8], axis=1), np.quantile(a[:, 1], 0.3), np.percentile(a, 70, axis=0),
                 np.percentile(a, [25, 75], axis=0, keepdims=True), np.quantile(a, 1, axis=1), np.median(a, axis=0),
-                np.quantile(a[:, ::2], np.float32(0.7), axis=1))
+                np.quantile(a[:, ::2], np.float32(0.7), axis=1), np.percentile(a, np.array([37.0, 50.0]), axis=0),
+                np.quantile(a[:, 0], np.linspace(0, 1, 5)))  # NB: q made inside: known values
 
     with np.errstate(invalid="ignore"):
         want = f(a.copy())

@@ -878,6 +878,8 @@ def test_sample_frequencies_of_a_traced_spacing(n):
     for got, want in zip(elena_jax.functionalize(f)(t), f(t)):  # NB: 30 of 112 values were off once
         assert np.asarray(got).dtype == want.dtype and np.asarray(got).tobytes() == want.tobytes()
     refuses(lambda t: np.fft.fftfreq(t.astype(int)[0]), t)
+    check(lambda t: np.fft.fftfreq(float(n), t[0]), t)  # NB: NumPy's errors for n
+    check(lambda t: np.fft.rfftfreq(-3, t[0]), t)
 
 
 @pytest.mark.parametrize("dt", ["float64", "float32", "float16", "complex128", "int32"])
@@ -906,6 +908,7 @@ def test_norm_errors_are_numpys():
     check(lambda a: np.linalg.norm(a, ord="fro", axis=0), np.ones((3, 2)))
     check(lambda a: np.linalg.norm(a, axis=(1, 1)), np.ones((3, 2)))
     check(lambda a: np.linalg.norm(a, ord=3, axis=(0, 1)), np.ones((3, 2)))
+    check(lambda a: np.linalg.norm(a, axis=1.0), np.ones((3, 2)))  # NB: NumPy takes int(axis)
 
 
 def test_outer_products_are_numpys():

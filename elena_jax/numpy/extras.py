@@ -63,14 +63,16 @@ def _quantile(func):
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         if method == "nearest" or kwargs.get("interpolation") == "nearest":
             raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
-        qs = None if has_tracer(q) else np.true_divide(q, 100) if percent else np.asanyarray(q)
+        known = q._trace.known_value(q) if isinstance(q, Tracer) else q  # NB: np.array([50.0]) made inside
+        qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
+            else np.asanyarray(known)
         if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
                 and qs is not None and qs.dtype.kind in "iuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
-        func(np.ones((1,) * a.ndim, a.dtype), q, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
+        func(np.ones((1,) * a.ndim, a.dtype), known, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
         if out is not None:  # NB: and its cast into out (an interpolation into integers is refused)
-            _check_out_cast(func, (a, q), {"axis": axis, "keepdims": keepdims}, out)
+            _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims}, out)
         weak = type(q) in (int, float)
         return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims)], out, False)
 
@@ -152,6 +154,7 @@ def _frequencies(func):
         if not isinstance(d, Tracer):
             return constant_of(n, d, device=device)
         _static(n)
+        func(n, 1.0)  # NB: NumPy's errors (n not an integer, negative)
         k = np.arange(n // 2 + 1) if func.__name__ == "rfftfreq" else \
             np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
         return constant(k) * (1.0 / (n * d))
@@ -186,7 +189,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             or isinstance(axis, tuple) and len(axis) == 2 and ord in (2, -2, "nuc") \
             or axis is None and x.ndim == 2 and ord in (2, -2, "nuc"):
         return _jax_norm(x, ord, axis, keepdims)
-    axis = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (operator.index(axis),)
+    axis = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (int(axis),)  # NB: as NumPy
     if len(axis) == 1:
         return _vector_norm(x, ord, axis, keepdims)
     rows, cols = (V.normalize_axis(a, x.ndim) for a in axis)

@@ -17,6 +17,7 @@ mask selects are exactly NumPy's ``a[mask]``, in the same order.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import Tracer
@@ -141,11 +142,12 @@ class Masked:
         selection's shape after it with ``keepdims``: the selection's first axis (the selected
         elements) must be among them, or the result's shape is the count's."""
         ndim = 1 + self.values.ndim - self.mask.ndim
-        axes = tuple(range(ndim)) if axis is None else tuple(
-            a % ndim if -ndim <= a < ndim else self._shape_needed(f"{what} along axis {a}")
-            for a in (axis if isinstance(axis, tuple) else (axis,)))
+        axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim)  # NB: NumPy's errors
         if 0 not in axes:
-            return self._shape_needed(f"{what} along axes {axes}, not the selected elements' (axis 0),")
+            raise ConcretizationError(
+                f"{what} along axes {axes} of a boolean-mask selection a[mask] with a traced mask has as many "
+                f"results as the mask selects elements, a data-dependent shape; reduce along axis 0 (the "
+                f"selected elements), or use np.where(mask, ...)\n  at {self.origin}")
         inner = self.values.shape[self.mask.ndim:]
         reduced = tuple(range(self.mask.ndim)) + tuple(self.mask.ndim + a - 1 for a in axes if a)
         return reduced, tuple(1 if a in axes else inner[a - 1] for a in range(ndim))

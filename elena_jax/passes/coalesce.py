@@ -111,8 +111,10 @@ def _runs(ops: list[Op]) -> dict:
 
 
 def coalesce_writes(program: Program) -> Program:
-    new = copy_program(program)
     found = _runs(program.ops)
+    if not any(runs.runs for runs in found.values()):
+        return program
+    new = copy_program(program)
     slots = [[op] for op in program.ops]  # NB: an op, then the assembles placed after it
     for storage in program.storages:
         if storage not in found:
@@ -138,8 +140,6 @@ def coalesce_writes(program: Program) -> Program:
             ins = tuple(values) + (() if covering else (Access.whole(storage),))
             slots[run[-1]].append(Op("assemble", ins, (Access.whole(storage),),
                                      dict(views=tuple(views), covering=covering), slots[run[-1]][0].where))
-    if not any(runs.runs for runs in found.values()):
-        return program
     new.ops = [op for slot in slots for op in slot]
     return new
 
