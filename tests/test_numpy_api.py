@@ -886,6 +886,12 @@ def test_split_sections_errors_are_numpys(k):
     check(lambda a: np.split(a, k), arr((4,)))
 
 
+def test_reduceat_of_no_index():
+    """NumPy takes an empty index list (float64 as an array) as no segment: an empty result."""
+    check(lambda a: (np.add.reduceat(a, [], axis=1), np.maximum.reduceat(a.astype(np.int8), np.array([], int))),
+          arr((5, 3)))
+
+
 def test_reduceat_copies_a_lone_element():
     """A segment of one element is that element, as NumPy copies it (hypot and gcd would drop its sign)."""
     check(lambda a: (np.hypot.reduceat(a, [0, 1, 3]), np.gcd.reduceat(a.astype(np.int64), [0, 2, 3]),

@@ -674,6 +674,8 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     a = _arr(array)
     axis = V.normalize_axis(axis, a.ndim)
     idx = np.asarray(indices)
+    if idx.ndim == 1 and not idx.size:  # NB: np.asarray([]) is float64; NumPy takes it as no index
+        idx = idx.astype(np.intp)
     if idx.ndim != 1 or idx.dtype.kind not in "iu":
         raise located(TypeError, "index must be a 1-d array of integers")
     n = a.shape[axis]
@@ -690,7 +692,10 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
         if j > i + 1:
             seg = _segment(ufunc, seg, runs[..., i + 1:j], dtype, kind)
         parts.append(seg.astype(kind))
-    result = np.moveaxis(np.concatenate(parts, axis=-1), -1, axis)
+    if not parts:
+        result = np.moveaxis(np.zeros(runs.shape[:-1] + (0,), kind), -1, axis)
+    else:
+        result = np.moveaxis(np.concatenate(parts, axis=-1), -1, axis)
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)
         target[...] = result
