@@ -844,7 +844,8 @@ def test_linear_quantiles_of_floats_are_numpys_steps(dt):
         return (np.quantile(a, [0.3, 0.55, 0.8], axis=1), np.quantile(a[:, 1], 0.3), np.percentile(a, 70, axis=0),
                 np.percentile(a, [25, 75], axis=0, keepdims=True), np.quantile(a, 1, axis=1), np.median(a, axis=0),
                 np.quantile(a[:, ::2], np.float32(0.7), axis=1), np.percentile(a, np.array([37.0, 50.0]), axis=0),
-                np.quantile(a[:, 0], np.linspace(0, 1, 5)))  # NB: q made inside: known values
+                np.quantile(a[:, 0], np.linspace(0, 1, 5)),  # NB: q made inside: known values
+                np.quantile(a[:, 2], [False, True]))  # NB: bool q, NumPy's elements (refused before)
 
     with np.errstate(invalid="ignore"):
         want = f(a.copy())

@@ -67,7 +67,7 @@ def _quantile(func):
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
         if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
-                and qs is not None and qs.dtype.kind in "iuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
+                and qs is not None and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), known, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
