@@ -579,8 +579,10 @@ def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, init
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
 
-    def lined_up(v):  # the reduced axes first, as one
-        return jnp.transpose(jnp.broadcast_to(v, x.shape), (*axes, *kept)).reshape((-1, *shape))
+    terms = math.prod(x.shape[i] for i in axes)
+
+    def lined_up(v):  # the reduced axes first, as one (NB: counted: -1 is no size where another is 0)
+        return jnp.transpose(jnp.broadcast_to(v, x.shape), (*axes, *kept)).reshape((terms, *shape))
 
     xs = lined_up(x)
     ms = jnp.ones(xs.shape[:1], bool) if mask is None else lined_up(mask)

@@ -682,20 +682,28 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     bad = idx[(idx < 0) | (idx >= n)]
     if bad.size:
         raise located(IndexError, f"index {bad[0]} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
-    ends = list(idx[1:]) + [n]
     kind = ufunc.reduceat(np.ones(1, a.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
     runs = np.moveaxis(a, axis, -1)
-    parts = []
-    for i, j in zip(idx, ends):
-        i, j = int(i), int(j)
-        seg = runs[..., i:i + 1]
-        if j > i + 1:
-            seg = _segment(ufunc, seg, runs[..., i + 1:j], dtype, kind)
-        parts.append(seg.astype(kind))
-    if not parts:
-        result = np.moveaxis(np.zeros(runs.shape[:-1] + (0,), kind), -1, axis)
-    else:
-        result = np.moveaxis(np.concatenate(parts, axis=-1), -1, axis)
+    if not idx.size:
+        return _into(np.moveaxis(np.zeros(runs.shape[:-1] + (0,), kind), -1, axis), out)
+    ends = np.append(idx[1:], n)
+    sizes = np.where(ends > idx + 1, ends - idx, 1)  # NB: j <= i + 1: the element a[i] alone
+    parts, order = [], []
+    for size in np.unique(sizes):  # NB: the segments of one size at once (one op each per size, not per segment)
+        which = np.flatnonzero(sizes == size)
+        # NB: gathered, then copied in C order (NumPy lays out a[..., index] otherwise): each run last, whole
+        segments = runs[..., idx[which][:, None] + np.arange(size)].copy()
+        parts.append((segments[..., 0] if size == 1 else _segments(ufunc, segments, dtype, kind)).astype(kind))
+        order.append(which)
+    result = np.concatenate(parts, axis=-1)
+    placed = np.argsort(np.concatenate(order))
+    if not np.array_equal(placed, np.arange(len(placed))):
+        result = result[..., placed]
+    return _into(np.moveaxis(result, -1, axis), out)
+
+
+def _into(result, out):
+    """``result``, or written into the one ``out=`` array."""
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)
         target[...] = result
@@ -706,14 +714,14 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
 UFUNCS["reduceat"] = ufunc_reduceat
 
 
-def _segment(ufunc, first, rest, dtype, kind: np.dtype):
-    """A segment of reduceat as NumPy's loop reduces it: its first element, then the rest as
-    one run whatever the axis (a float sum pairwise: reduced along the last axis of a copy),
+def _segments(ufunc, segments, dtype, kind: np.dtype):
+    """Segments of reduceat (along the last axis of a fresh array) as NumPy's loop reduces each:
+    its first element, then the rest as one run whatever the axis (a float sum pairwise),
     combined with the first last. float16 runs are summed in float32, rounded once."""
     if ufunc is not np.add or kind.kind not in "fc":
-        return ufunc.reduce(np.concatenate([first, rest], -1), axis=-1, dtype=dtype, keepdims=True)
+        return ufunc.reduce(segments, axis=-1, dtype=dtype)
     wide = np.dtype(np.float32) if kind == np.float16 else kind
-    return (first.astype(wide) + np.add.reduce(rest.copy(), axis=-1, dtype=wide, keepdims=True)).astype(kind)
+    return (segments[..., 0].astype(wide) + np.add.reduce(segments[..., 1:], axis=-1, dtype=wide)).astype(kind)
 
 
 @implements(np.trapezoid)
