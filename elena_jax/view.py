@@ -424,7 +424,8 @@ def same_elements(a: View, b: View) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def squeezed(v: View) -> View:
-    """``squeeze(v)``, remembered: the passes compare each write with every earlier one."""
+    """``squeeze(v)``, remembered: the passes compare views by their elements (same_elements)
+    again and again, and write coalescing keys a run's writes by them."""
     return squeeze(v)
 
 

@@ -341,21 +341,19 @@ UFUNC_IMPL["absolute"] = _unsigned_abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
 
 
-def _rad2deg(x):
-    """NumPy's ``x * (180 / pi)``, the factor divided in x's type (float32's 57.295776 is not
-    float32(180 / pi), 57.29578, which jax.numpy's multiplies by)."""
-    kind = np.dtype(x.dtype).type
-    return _multiply(*_unfolded("multiply", (x, jnp.asarray(kind(180) / kind(np.pi), x.dtype))))
+def _by_ratio(numerator, denominator):
+    """NumPy's ``x * (numerator / denominator)`` (rad2deg's 180 / pi, deg2rad's pi / 180): the
+    factor divided in x's type (float32's 180f / pif is 57.295776, not float32(180 / pi), 57.29578,
+    which jax.numpy's multiplies by), the product NumPy's."""
+    def times(x):
+        kind = np.dtype(x.dtype).type
+        return _multiply(*_unfolded("multiply", (x, jnp.asarray(kind(numerator) / kind(denominator), x.dtype))))
+
+    return times
 
 
-def _deg2rad(x):
-    """NumPy's ``x * (pi / 180)``, the factor divided in x's type, the product NumPy's."""
-    kind = np.dtype(x.dtype).type
-    return _multiply(*_unfolded("multiply", (x, jnp.asarray(kind(np.pi) / kind(180), x.dtype))))
-
-
-UFUNC_IMPL["rad2deg"] = UFUNC_IMPL["degrees"] = _rad2deg
-UFUNC_IMPL["deg2rad"] = UFUNC_IMPL["radians"] = _deg2rad
+UFUNC_IMPL["rad2deg"] = UFUNC_IMPL["degrees"] = _by_ratio(180, np.pi)
+UFUNC_IMPL["deg2rad"] = UFUNC_IMPL["radians"] = _by_ratio(np.pi, 180)
 
 
 def _hypot(x, y):
@@ -868,7 +866,7 @@ def _first(name: str, x, axis, keepdims: bool):
     if x.dtype.kind == "f":
         start = -np.inf if greatest else np.inf
     else:
-        start = (np.iinfo(x.dtype).min if greatest else np.iinfo(x.dtype).max)
+        start = np.iinfo(x.dtype).min if greatest else np.iinfo(x.dtype).max
 
     def first_of(a, b):  # NB: a total order (NaN above all, then earlier first): any reduction order agrees
         (av, ai), (bv, bi) = a, b

@@ -33,6 +33,7 @@ from .functions import (
     LIST_AS_ARRAY,
     _arr,
     _check_out_cast,
+    _known,
     _returned,
     jnp_function,
     traced_linspace,
@@ -63,7 +64,7 @@ def _quantile(func):
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         if method == "nearest" or kwargs.get("interpolation") == "nearest":
             raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
-        known = q._trace.known_value(q) if isinstance(q, Tracer) else q  # NB: np.array([50.0]) made inside
+        known = _known(q)  # NB: np.array([50.0]) made inside is known
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
         if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
@@ -664,12 +665,13 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied, so
     ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
-        known = indices._trace.known_value(indices)
+        known = _known(indices)
         if known is None:
             raise ConcretizationError(
-            f"np.{ufunc.__name__}.reduceat with traced indices: its segments' lengths depend on the data, "
-            f"and NumPy's order of adding a segment follows its length; pass the indices as a static "
-            f"argument (static_argnums) or build them inside the function from known values\n  at {user_location()}")
+                f"np.{ufunc.__name__}.reduceat with traced indices: its segments' lengths depend on the data, "
+                f"and NumPy's order of adding a segment follows its length; pass the indices as a static "
+                f"argument (static_argnums) or build them inside the function from known values"
+                f"\n  at {user_location()}")
         indices = known
     a = _arr(array)
     axis = V.normalize_axis(axis, a.ndim)
@@ -1208,7 +1210,7 @@ def place(arr, mask, vals) -> None:
     if a.size == 0:
         return
     if values.size == 0:
-        known = mask._trace.known_value(mask) if isinstance(mask, Tracer) else mask
+        known = _known(mask)
         if known is None:
             raise ConcretizationError("np.place with no values raises exactly when the traced mask selects "
                                       f"something, which depends on the data\n  at {user_location()}")

@@ -52,7 +52,7 @@ class _Written:
         n = len(self.views)
         if n == len(self.lo):
             self.lo, self.hi = np.resize(self.lo, 2 * n), np.resize(self.hi, 2 * n)
-        self.lo[n], self.hi[n] = v.span() if v.size else (0, 0)
+        self.lo[n], self.hi[n] = v.span()
         self.views.append(v)
         self.squeezed.add(squeezed(v))
         self.size += v.size
