@@ -25,7 +25,7 @@ from . import memory
 from .lazy import Lazy
 from .memory import cast
 from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded, unfolded_whole
-from .summation import in_pieces, pairwise_sum, running, sequential
+from .summation import in_pieces, pairwise_sum, prefix_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
 
@@ -494,13 +494,16 @@ _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
 
 
 @rule("reduce")
-def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None, wide=False):
+def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, ordered=None, wide=False,
+           compact=False):
     lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's sums compute one in parts
     x = jnp.asarray(ins[0].value if lazy else ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
         x = x.astype(dtype)
     else:
         x = x.astype(bool)
+    if compact:  # NB: the sum of a selection a[mask] (numpy/masked.py): the whole of it, one run
+        return [_selection_sum(x, ins[1], 0 if initial is None else initial)]
     if ordered is not None:
         if lazy and lazy.dtype == x.dtype and not masked and _as_laid_out(name, axes, ordered, x.ndim):
             x = lazy
@@ -520,6 +523,16 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     if initial is not None:
         r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
     return [r.astype(dtype)]
+
+
+def _selection_sum(x, mask, start):
+    """NumPy's sum of ``x[mask]``, a fresh array of the selected elements in C order, which it
+    adds as one run, pairwise: the selected elements moved to the front, their count traced."""
+    x, mask = x.reshape(-1), jnp.broadcast_to(mask, x.shape).reshape(-1)
+    index = np.int32 if x.size < 2**31 else np.int64
+    place = jnp.where(mask, jnp.cumsum(mask, dtype=index) - 1, x.size)
+    run = jnp.zeros_like(x).at[place].set(x, mode="drop")
+    return prefix_sum(run, jnp.sum(mask, dtype=index), start)
 
 
 def _as_laid_out(name: str, axes: tuple[int, ...], ordered: tuple, ndim: int) -> bool:

@@ -24,6 +24,7 @@ every row at once.
 from __future__ import annotations
 
 import functools
+import math
 
 import jax.numpy as jnp
 import numpy as np
@@ -333,3 +334,46 @@ class _Plan:
 @functools.lru_cache(maxsize=128)
 def _plan(n: int) -> _Plan:
     return _Plan(n)
+
+
+def prefix_sum(x, count, start):
+    """``start`` plus NumPy's pairwise sum of ``x[:count]``, a real float run whose length
+    ``count`` is traced (the elements ``a[mask]`` selects, moved to the front of ``x``).
+
+    The recursion's shape depends on the length, so it is followed for every length at once:
+    its segments level by level (a segment of more than 128 elements splits where NumPy's
+    does), every segment's leaf sum computed as NumPy's (lanes, rest) from its own start and
+    length, and the levels' values combined from the deepest, each segment taking its leaf
+    sum or the sum of its two halves."""
+    n = x.shape[0]
+    count = jnp.asarray(count)
+    starts, sizes = [jnp.zeros(1, count.dtype)], [count[None]]
+    # NB: a segment of z elements splits into at most z / 2 + 8: below 128 within this many levels
+    for _ in range(max(0, math.ceil(math.log2(n / (_BLOCK - 2 * _LANES)))) if n else 0):
+        s, z = starts[-1], sizes[-1]
+        h = jnp.where(z > _BLOCK, z // 2 - (z // 2) % _LANES, z)  # NB: a leaf's halves are never read
+        starts.append(jnp.stack([s, s + h], 1).ravel())
+        sizes.append(jnp.stack([h, z - h], 1).ravel())
+    values = None
+    for s, z in zip(reversed(starts), reversed(sizes)):
+        own = _leaf_sums(x, s, z)
+        values = own if values is None else jnp.where(z <= _BLOCK, own, values[0::2] + values[1::2])
+    return jnp.asarray(start, x.dtype) + values[0]
+
+
+def _leaf_sums(x, starts, sizes):
+    """NumPy's pairwise sum of each segment ``x[start:start + size]`` of at most 128 elements:
+    under 8 one by one from -0.0, else 8 lanes down its rows, meeting, then the rest one by one."""
+    x = jnp.concatenate([x, jnp.zeros(_BLOCK, x.dtype)])  # NB: reads past the run are never used
+    g = x[starts[:, None] + jnp.arange(_BLOCK)]  # (segments, 128)
+    rows = sizes // _LANES
+    lanes = g[:, :_LANES]
+    for t in range(1, _BLOCK // _LANES):
+        lanes = jnp.where((t < rows)[:, None], lanes + g[:, t * _LANES : (t + 1) * _LANES], lanes)
+    short = sizes < _LANES
+    total = jnp.where(short, jnp.asarray(-0.0, x.dtype), _meet(lanes, 1)[0])
+    first = jnp.where(short, 0, rows * _LANES)  # NB: where the rest begins
+    for i in range(_LANES - 1):
+        term = jnp.take_along_axis(g, (first + i)[:, None], 1)[:, 0]
+        total = jnp.where(first + i < sizes, total + term, total)
+    return total

@@ -163,8 +163,26 @@ class Masked:
             return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
         reduced, kept = self._axes(axis, f"np.{func.__name__}")
         keepdims = kwargs.pop("keepdims", False)
-        r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
+        if func in (np.sum, np.mean) and len(reduced) == self.values.ndim and self._sums_as_one_run(kwargs):
+            r = self._sum(kwargs.get("initial"))
+            if func is np.mean:  # NB: NumPy's _mean: the sum over the count, an intp, in float64
+                r = (r / np.count_nonzero(self._full_mask())).astype(self.dtype)
+        else:
+            r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
         return r.reshape(kept) if keepdims else r
+
+    def _sums_as_one_run(self, kwargs: dict) -> bool:
+        """Whether NumPy sums the whole selection, a fresh C-ordered array, as one run pairwise,
+        in its own type: float32 and float64 (masked sums of others are exact, or not modelled)."""
+        return self.dtype in (np.float32, np.float64) and kwargs.get("dtype") in (None, self.dtype) \
+            and set(kwargs) <= {"dtype", "initial"}
+
+    def _sum(self, initial):
+        """The sum of all selected elements in NumPy's order (lower/rules.py, ``compact``)."""
+        return self.values._trace.define(
+            "reduce", [self.values, self._full_mask()], (), self.dtype, name="add",
+            axes=tuple(range(self.values.ndim)), keepdims=False, dtype=self.dtype, initial=initial, masked=True,
+            compact=True)
 
     def astype(self, dtype, **kwargs):
         return self._like(self.values.astype(dtype, **kwargs))
