@@ -125,8 +125,9 @@ class Functionalized:
                 numpy_at.append((len(leaves), len(key)))
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
                 leaves.append(leaf)
-            elif kind == "jax":
-                key.append((leaf.shape, leaf.dtype, True, False))
+            elif kind == "jax":  # NB: a weakly typed JAX scalar (a Python number under jax.jit) is weak here too
+                weak = not leaf.shape and bool(getattr(getattr(leaf, "aval", None), "weak_type", False))
+                key.append((leaf.shape, leaf.dtype, True, weak))
                 leaves.append(leaf)
             elif _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
                 weak = isinstance(leaf, _SCALARS)

@@ -26,6 +26,7 @@ import pytest
 
 import elena_jax
 from elena_jax.numpy.ufuncs import numpy_folds
+from elena_jax.testing import check_against_numpy
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
 NUMERIC = ["float64", "float32", "int64", "int32", "uint8"]
@@ -1446,3 +1447,35 @@ def test_einsum_sum_is_laid_out_as_numpys():
     y = np.arange(60.0).reshape(3, 4, 5)
     elena_jax.functionalize(f)(y)
     assert seen == {"c": np.einsum("ijk->ki", y).strides, "t": np.einsum("ijk->ki", y.transpose(2, 0, 1)).strides}
+
+
+LIST_ARGUMENTS = {
+    "diff_prepend": lambda x: np.diff(x, prepend=[0.0]),
+    "append": lambda x: np.append(x, [1.0, 2.0]),
+    "searchsorted_list": lambda x: np.searchsorted([10, 30, 60], x),
+    "dot_list": lambda x: np.dot(x, [1, 0, 0, 0, 1]),
+    "dot_tuple": lambda x: np.dot((1.0, 2.0, 0.5, 0.0, 1.0), x),
+    "meshgrid": lambda x: np.meshgrid(x, [1, 2]),
+    "allclose": lambda x: np.allclose(x, [5, 20, 33, 70, 88]),
+    "gradient": lambda x: np.gradient(x, [0.0, 1.0, 3.0, 4.0, 7.0]),
+    "bin_edges": lambda x: np.histogram_bin_edges(x, bins=[0, 18, 90]),
+    "ediff1d": lambda x: np.ediff1d(x, to_begin=[-1, -2]),
+    "einsum": lambda x: np.einsum("i,i->", x, [1.0] * 5),
+    "solve_list_matrix": lambda x: np.linalg.solve([[2.0, 0], [0, 4.0]], x[:2]),
+    "solve_list_rhs": lambda x: np.linalg.solve(np.diag(x[:3]), [1.0, 1.0, 1.0]),
+    "median_of_frames": lambda x: np.median([x, x * 2, x - 1], axis=0),
+    "mean_of_frames": lambda x: np.mean([x, x[::-1]], axis=0),
+    "max_of_frames": lambda x: np.max((x, 50 - x), axis=0),
+    "percentile_of_list": lambda x: np.percentile([x[0], x[1], 7.0], 50),
+    "norm_of_list": lambda x: np.linalg.norm([x[0], x[4]]),
+}
+
+
+@pytest.mark.parametrize("name", LIST_ARGUMENTS)
+def test_lists_given_for_array_like_arguments(name):
+    """NumPy converts a list given for an array_like argument: of numbers (JAX refuses lists: these
+    were refused), or holding traced arrays (`np.median([f1, f2, f3], axis=0)`: NumPy converted it
+    without asking elena_jax, which could only refuse). Found by an acceptance campaign (session 20),
+    with `np.linalg.solve(np.diag(x), [1., 1., 1.])` raising LinAlgError: the refusal ran NumPy on
+    a matrix of ones standing in for the traced one."""
+    check_against_numpy(LIST_ARGUMENTS[name], np.array([5.0, 20.0, 33.0, 70.0, 88.0]))

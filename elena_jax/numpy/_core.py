@@ -63,6 +63,14 @@ def dtype_of(x: Any) -> Any:
     return np.asarray(x).dtype
 
 
+def promoted_as(x: Any) -> Any:
+    """What ``np.result_type`` takes for ``x``: a traced Python scalar as a Python scalar of its
+    kind (weak), a traced array as its dtype, anything else as it is."""
+    if isinstance(x, Tracer):
+        return {"b": False, "i": 0, "f": 0.0, "c": 0j}[x.dtype.kind] if x.weak else x.dtype
+    return x
+
+
 def result_dtype(*xs: Any) -> np.dtype:
     """NumPy 2's promotion of the operands (Python scalars weak)."""
     return np.result_type(*[x if not isinstance(x, Tracer) else x.dtype for x in xs])

@@ -199,7 +199,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 @creation("asarray")
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, like=None):
     if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy:
-        return a
+        return a.view_of(a.header) if a.weak else a  # NB: of a traced Python scalar, an array: not weak
     return array(a, dtype=dtype, copy=True if copy is None else copy)  # NB: None: copy where needed
 
 
@@ -274,6 +274,110 @@ def _array_of_tracers(obj, *args, **kwargs):
 
 replace(_index_tricks, "array", _array_of_tracers)
 INTERCEPTED += ["numpy.r_", "numpy.c_"]
+
+
+# --- lists given for array_like arguments -------------------------------------------------------
+
+
+class _Probe:
+    """Stands for an argument while NumPy's dispatcher of a function says which are array_like."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise _Relevant(types)
+
+
+class _Relevant(Exception):  # noqa: N818 (not an error: the answer of the dispatcher)
+    def __init__(self, types) -> None:
+        self.types = types
+
+
+def array_like_arguments(func, args, kwargs) -> set:
+    """The positions and keywords of the list and tuple arguments that NumPy's dispatcher of
+    ``func`` hands to ``__array_function__`` (its array_like ones): each stood for by a probe, a
+    list (tuple) of a type of its own holding the same items, traced ones stood for too; the
+    types NumPy passes name them. A dispatcher that yields a sequence's items
+    (``np.concatenate``, ``np.histogram2d``'s pair of bins) yields no probe of that argument."""
+    keys = {}
+
+    def probe(key, v):
+        if isinstance(v, (list, tuple)):
+            kind = tuple if isinstance(v, tuple) else list
+            cls = type("_Probe", (kind, _Probe), {})
+            keys[cls] = key
+            return cls(_item(x) for x in v)
+        return _item(v)
+
+    try:
+        func(*[probe(i, v) for i, v in enumerate(args)], **{k: probe(k, v) for k, v in kwargs.items()})
+    except _Relevant as found:
+        return {keys[t] for t in found.types if t in keys}
+    except Exception:  # noqa: BLE001 (a dispatcher that cannot take probes)
+        pass
+    return set()
+
+
+def _item(x):
+    """``x`` with every traced array in it stood for by a plain probe (no rule of elena_jax runs)."""
+    if isinstance(x, Tracer):
+        return _Probe()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_item(v) for v in x) if type(x) in (list, tuple) else x
+    return x
+
+
+def arrays_from_lists(func, args, kwargs, traced_only: bool = False):
+    """The arguments with each list or tuple that NumPy takes as array_like converted as NumPy
+    would: one holding traced arrays to a traced array (``np.median([a, b, c], axis=0)``, whose list
+    NumPy converts without asking elena_jax), one of numbers to a NumPy array (JAX refuses
+    lists). With ``traced_only``, only those holding traced arrays; None where nothing changes."""
+    lists = [k for k, v in [*enumerate(args), *kwargs.items()]
+             if isinstance(v, (list, tuple)) and (has_tracer(v) or not traced_only)]
+    wanted = set(lists) & array_like_arguments(func, args, kwargs) if lists else set()
+    if not wanted:
+        return None
+
+    def converted(key, v):
+        if key not in wanted:
+            return v
+        if has_tracer(v):
+            return asarray(v)
+        try:
+            a = ORIGINALS["asarray"](v)
+        except ValueError:  # NB: ragged: NumPy's own error comes from the call itself
+            return v
+        return v if a.dtype == object else a
+
+    new = [converted(i, v) for i, v in enumerate(args)], {k: converted(k, v) for k, v in kwargs.items()}
+    changed = any(x is not y for x, y in zip([*new[0], *new[1].values()], [*args, *kwargs.values()]))
+    return new if changed else None
+
+
+def _converting_lists(original):
+    """``original`` (a NumPy function elena_jax traces), called from user code while tracing with
+    no traced argument but lists of traced arrays for array_like ones (``np.median([a, b, c])``):
+    called with those converted, so that NumPy dispatches it to elena_jax (with a traced argument
+    it does, and the rule sees the lists). NB: while tracing, ``np.<name>`` is then this function,
+    not NumPy's: rules tell functions apart by the objects NumPy dispatches, or by name."""
+    @functools.wraps(original)
+    def dispatch(*args, **kwargs):
+        given = [*args, *kwargs.values()]
+        if any(isinstance(v, (list, tuple)) for v in given) and not any(isinstance(v, Tracer) for v in given) \
+                and traced_user_call():
+            converted = arrays_from_lists(original, args, kwargs, traced_only=True)
+            if converted is not None:
+                args, kwargs = converted
+        return original(*args, **kwargs)
+
+    return dispatch
+
+
+def convert_lists_given_to(functions) -> None:
+    """While tracing, the NumPy ``functions`` (of np, np.linalg, np.fft) convert lists of traced
+    arrays given for array_like arguments (see `_converting_lists`)."""
+    for f in functions:
+        for module in (np, np.linalg, np.fft):
+            if getattr(module, f.__name__, None) is f and (module, f.__name__) not in _TARGETS:
+                replace(module, f.__name__, _converting_lists(f))
 
 
 @contextlib.contextmanager

@@ -28,12 +28,13 @@ from ._core import (
     laid_out,
     like_order,
     memory_order,
+    promoted_as,
     result_dtype,
     sequence_as_array,
     shape_of,
     trace_of,
 )
-from .creation import asarray, constant, intercept, leaves
+from .creation import arrays_from_lists, asarray, constant, intercept, leaves
 from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
 
 
@@ -275,7 +276,7 @@ def where(condition, x=None, y=None):
     condition, x, y = (np.asarray(v) if isinstance(v, (list, tuple)) else v
                        for v in map(sequence_as_array, (condition, x, y)))
     with numpy_errors():
-        dtype = np.result_type(*[v.dtype if isinstance(v, Tracer) else v for v in (x, y)])
+        dtype = np.result_type(*map(promoted_as, (x, y)))
     shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
     return fresh(trace, "where", [condition, x, y], shape, dtype, layout=memory_order(shape, [condition, x, y]))
 
@@ -647,22 +648,26 @@ implements(np.cumprod)(_scan(np.multiply))
 # --- everything else: apply jax.numpy.<name> -----------------------------------------
 
 
-def _stand_in(x, full: bool = False, fill: int = 1):
+def _stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
     """A NumPy value standing in for ``x``: one element per non-empty axis, or (``full``) a zero-stride
     probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
-    ``fill`` (ones by default: zeros are singular and sum to 0)."""
+    ``fill`` (ones by default: zeros are singular and sum to 0). With ``constants``, NumPy arrays
+    are cut to their first element per axis too, beside the traced ones."""
     if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
         shape = x.shape if full else tuple(min(n, 1) for n in x.shape)
         return np.broadcast_to(np.full((), fill, x.dtype), shape)
+    if constants and isinstance(x, np.ndarray):
+        return x[tuple(slice(0, 1) for _ in x.shape)]
     if isinstance(x, (list, tuple)):
-        return type(x)(_stand_in(v, full, fill) for v in x)
+        return type(x)(_stand_in(v, full, fill, constants) for v in x)
     return x
 
 
-def _run_numpy(func, args, kwargs, full: bool = False, fill: int = 1):
+def _run_numpy(func, args, kwargs, full: bool = False, fill: int = 1, constants: bool = False):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
-        return func(*_stand_in(list(args), full, fill), **{k: _stand_in(v, full, fill) for k, v in kwargs.items()})
+        return func(*_stand_in(list(args), full, fill, constants),
+                    **{k: _stand_in(v, full, fill, constants) for k, v in kwargs.items()})
 
 
 def _layout_probe(x):
@@ -710,15 +715,19 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
 def _numpy_dtypes(func, args, kwargs):
     """NumPy's result dtype(s), from running ``func`` on one-element stand-ins (or, where
     NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
-    for fill in (1, 0):  # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1)
+    # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1); NumPy arrays
+    # cut too where they meet traced ones (np.linalg.solve(traced, np.ones(3)))
+    for fill, constants in ((1, False), (0, False), (1, True)):
         try:
-            r = _run_numpy(func, args, kwargs, fill=fill)
+            r = _run_numpy(func, args, kwargs, fill=fill, constants=constants)
             break
         except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
             continue
     else:
         try:
             r = _run_numpy(func, args, kwargs, full=True)
+        except np.linalg.LinAlgError:  # NB: of the stand-ins' values, not the user's
+            return None
         except (TypeError, ValueError, IndexError) as e:
             raise _numpy_error(e) from None
         except Exception:
@@ -840,6 +849,15 @@ def jnp_function(func, name: str | None = None):
     """
     name = name or func.__name__
 
+    def refuse(args, kwargs, out, error):
+        """Refused as they are: called again with the lists NumPy takes as arrays converted
+        (JAX refuses lists, and stand-ins of a list do not shrink with the traced operands;
+        converted first, ``np.tile``'s reps would be traced), else NumPy's error, or refused."""
+        converted = arrays_from_lists(func, args, kwargs)
+        if converted is not None:
+            return impl(*converted[0], out=out, **converted[1])
+        _refuse(func, name, args, kwargs, error)
+
     def impl(*args, **kwargs):
         out = kwargs.pop("out", None)
         if name in ("sort", "argsort"):
@@ -847,7 +865,7 @@ def jnp_function(func, name: str | None = None):
         trace = trace_of(*args, *kwargs.values())
         dtypes = _numpy_dtypes(func, args, kwargs)
         if dtypes is None:  # NumPy refuses even one-element stand-ins: its own error, or refuse
-            _refuse(func, name, args, kwargs, None)
+            return refuse(args, kwargs, out, None)
         if out is not None:
             _check_out_cast(func, args, kwargs, out)
         if all(x.size == 0 for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
@@ -867,7 +885,7 @@ def jnp_function(func, name: str | None = None):
         try:
             avals = HOOKS["eval_shape"](name, template, operands)
         except Exception as e:
-            _refuse(func, name, args, kwargs, e)
+            return refuse(args, kwargs, out, e)
         if len(dtypes) != len(avals):
             dtypes = [d for _, d in avals]
         results = trace.define_many("jnp", operands, [(s, d) for (s, _), d in zip(avals, dtypes)],
@@ -932,6 +950,8 @@ _RESULT_TYPES = {"meshgrid": tuple,
 def _refuse(func, name, args, kwargs, error):
     try:
         _run_numpy(func, args, kwargs, full=True)
+    except np.linalg.LinAlgError:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
+        pass
     except (TypeError, ValueError, IndexError) as e:  # NumPy raises on these shapes and dtypes
         raise _numpy_error(e) from None
     except Exception:
@@ -1128,7 +1148,7 @@ def _complex_part(func):
         val = _arr(val)
         if val.dtype.kind == "c":
             return val._trace.reinterpret(val, func.__name__, np.finfo(val.dtype).dtype)
-        if func is np.real:
+        if func.__name__ == "real":  # NB: not `is np.real`, which is another function while tracing
             return val
         out = np.zeros_like(val)
         out.writeable = False

@@ -159,13 +159,14 @@ class Masked:
         the data); ``where=`` or ``out=`` would need the selection's shape."""
         if "where" in kwargs or "out" in kwargs:
             return self._shape_needed(f"np.{func.__name__} with where= or out=")
-        if func in (np.max, np.min) and "initial" not in kwargs:
+        name = func.__name__  # NB: not `func is np.max`: while tracing np.max is another function
+        if name in ("max", "min") and "initial" not in kwargs:
             return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
         reduced, kept = self._axes(axis, f"np.{func.__name__}")
         keepdims = kwargs.pop("keepdims", False)
-        if func in (np.sum, np.mean) and len(reduced) == self.values.ndim and self._sums_as_one_run(kwargs):
+        if name in ("sum", "mean") and len(reduced) == self.values.ndim and self._sums_as_one_run(kwargs):
             r = self._sum(kwargs.get("initial"))
-            if func is np.mean:  # NB: NumPy's _mean: the sum over the count, an intp, in float64
+            if name == "mean":  # NB: NumPy's _mean: the sum over the count, an intp, in float64
                 r = (r / np.count_nonzero(self._full_mask())).astype(self.dtype)
         else:
             r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
