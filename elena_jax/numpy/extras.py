@@ -397,6 +397,12 @@ def bincount(x, weights=None, minlength=0):
             "it is static only for an unsigned or bool array whose dtype bounds its values below "
             "minlength (np.bincount(uint8_array, minlength=256)); use np.histogram with bins and range, "
             f"or np.add.at into np.zeros(n)\n  at {user_location()}")
+    if weights is not None:  # NB: NumPy adds the weights in float64, whatever their type
+        weights = _arr(weights)
+        if weights.dtype.kind == "c":
+            raise located(TypeError, f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
+                          "according to the rule 'safe'")
+        weights = weights.astype(np.float64)
     return _bincount(x, weights, minlength, length=minlength)
 
 
@@ -424,11 +430,42 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if np.ndim(bins) == 0:
         edges = _uniform_edges(a, int(bins), range)
     else:
-        edges = bins
-    counts = _histogram(a, edges, weights=weights)[0]
+        edges = _arr(sequence_as_array(bins))  # NB: NumPy returns its own array of the edges, never bins
+    if weights is not None and _arr(weights).dtype.kind != "c":
+        counts = _weighted_counts(a, edges, _arr(weights), equal=np.ndim(bins) == 0)
+    else:
+        counts = _histogram(a, edges, weights=weights)[0]
     if density:
         counts = counts / np.diff(edges).astype(np.float64) / counts.sum()
     return counts, edges
+
+
+_BLOCK = 65536  # NB: NumPy's histogram takes its data in blocks of this many values
+
+
+def _weighted_counts(a: Tracer, edges: Tracer, weights: Tracer, equal: bool) -> Tracer:
+    """NumPy's weighted counts, block after block of the raveled data, in the weights' type: of
+    equal bins, the weights of each bin added in float64 in the data's order (its np.bincount);
+    of given edges, differences at the edges of the running sum of the weights sorted by value."""
+    if weights.shape != a.shape:
+        raise located(ValueError, "weights should have the same shape as a.")
+    a, weights, bins = a.ravel(), weights.ravel(), edges.shape[0] - 1
+    n = _arr(np.zeros(bins if equal else bins + 1, weights.dtype))
+    for i in builtins.range(0, a.shape[0], _BLOCK):
+        block, w = a[i : i + _BLOCK], weights[i : i + _BLOCK]
+        if equal:
+            index = np.minimum(np.searchsorted(edges, block, side="right") - 1, bins - 1)
+            kept = (block >= edges[0]) & (block <= edges[-1])
+            sums = _arr(np.zeros(bins))
+            np.add.at(sums, np.where(kept, index, 0), np.where(kept, w.astype(np.float64), 0.0))
+            n += sums.astype(weights.dtype)
+        else:
+            order = np.argsort(block, kind="stable")  # NB: NumPy's ties come in its own sort's order
+            running = np.concatenate((np.zeros(1, weights.dtype), np.cumsum(w[order])))
+            sa = block[order]
+            n += running[np.concatenate((np.searchsorted(sa, edges[:-1], "left"),
+                                         np.searchsorted(sa, edges[-1:], "right")))]
+    return n if equal else np.diff(n)
 
 
 def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
