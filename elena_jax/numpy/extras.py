@@ -969,9 +969,6 @@ def sort_complex(a) -> Tracer:
     return np.sort(a)
 
 
-implements(np.cumulative_prod)(jnp_function(np.cumulative_prod))
-
-
 @implements(np.unwrap)
 def unwrap(p, discont=None, axis: int = -1, *, period=2 * np.pi) -> Tracer:
     """NumPy's unwrapping, written with traced NumPy operations so that its dtypes follow:

@@ -645,6 +645,50 @@ implements(np.cumsum)(_scan(np.add))
 implements(np.cumprod)(_scan(np.multiply))
 
 
+def _nan_scan(scan, fill):
+    """``np.nancumsum`` / ``np.nancumprod``: NaNs replaced by ``fill``, then the running scan."""
+    def impl(a, axis=None, dtype=None, out=None):
+        a = _arr(a)
+        if a.dtype.kind in "fc":
+            a = np.where(np.isnan(a), fill, a)
+        return scan(a, axis=axis, dtype=dtype, out=out)
+
+    return impl
+
+
+implements(np.nancumsum)(_nan_scan(np.cumsum, 0))
+implements(np.nancumprod)(_nan_scan(np.cumprod, 1))
+
+
+def _cumulative(ufunc):
+    """``np.cumulative_sum`` / ``np.cumulative_prod``: the ufunc's accumulate along ``axis``
+    (needed beyond one dimension), with ``include_initial`` its identity first."""
+    def impl(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        x = np.atleast_1d(_arr(x))
+        if axis is None:
+            if x.ndim >= 2:
+                raise located(ValueError, "For arrays which have more than one dimension ``axis`` argument "
+                              "is required.")
+            axis = 0
+        if not include_initial:
+            return ufunc.accumulate(x, axis=axis, dtype=dtype, out=out)
+        axis = V.normalize_axis(axis, x.ndim)
+        if out is not None:
+            ufunc.accumulate(x, axis=axis, dtype=dtype, out=out[(slice(None),) * axis + (slice(1, None),)])
+            out[(slice(None),) * axis + (0,)] = ufunc.identity
+            return out
+        res = ufunc.accumulate(x, axis=axis, dtype=dtype)
+        first = np.full(res.shape[:axis] + (1,) + res.shape[axis + 1 :], ufunc.identity, res.dtype)
+        return np.concatenate([first, res], axis=axis)
+
+    return impl
+
+
+if hasattr(np, "cumulative_sum"):  # NB: NumPy 2.1
+    implements(np.cumulative_sum)(_cumulative(np.add))
+    implements(np.cumulative_prod)(_cumulative(np.multiply))
+
+
 # --- everything else: apply jax.numpy.<name> -----------------------------------------
 
 
@@ -754,7 +798,7 @@ FLOAT_COMPUTE = {"median", "nanmedian", "linalg.norm",
 # complex128 transform, rounded; with norm='ortho' or 'forward' they are not).
 IN_DOUBLE: set[str] = set()
 # Sums NumPy accumulates in a widened integer type (int32 -> int64).
-WIDENED = {"nancumsum", "nancumprod", "trace", "cumulative_sum", "cumulative_prod"}
+WIDENED = {"trace"}
 # Functions whose bool operands JAX refuses but NumPy computes as logical arithmetic (a sum
 # of products is True exactly when some product is): computed in int32, cast back to bool.
 BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot",
@@ -965,10 +1009,10 @@ GENERIC = [
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
-    "nancumsum", "nancumprod", "percentile", "quantile", "count_nonzero",
+    "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
-    "cumulative_sum", "trapezoid", "angle", "conj", "sinc", "i0",
+    "trapezoid", "angle", "conj", "sinc", "i0",
 ]
 
 for _name in GENERIC:
