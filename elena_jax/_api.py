@@ -143,7 +143,12 @@ class Functionalized:
                     hash(value)
                 except TypeError:
                     path, _ = jax.tree_util.tree_flatten_with_path(self._mark_static(args, kwargs))[0][position]
-                    raise located(TypeError, f"argument {self._describe(path)} of type {type(value).__name__} "
+                    what = f"argument {self._describe(path)}"
+                    if isinstance(value, np.ndarray):  # NB: an array marked static (static_argnums)
+                        raise located(TypeError, f"{what} is a NumPy array marked static, and a static argument "
+                                      "must be hashable: pass it as a tuple (tuple(a.tolist())), or trace it "
+                                      "(leave it out of static_argnums)") from None
+                    raise located(TypeError, f"{what} of type {type(value).__name__} "
                                   "is neither an array nor hashable; make it an array or a static argument "
                                   "(a tuple, number or string)") from None
                 key.append(("static", static_type, value))
@@ -495,12 +500,23 @@ def pure(f: Callable, **options) -> Callable:
 
 
 def make_jaxpr(f: Callable, **options) -> Callable:
-    """As ``jax.make_jaxpr``, of the pure form of ``f``."""
+    """As ``jax.make_jaxpr``, of the pure form of ``f``: an argument holding no array (a number,
+    a tuple, a string) stays static, as in ``functionalize``, and so do ``static_argnums``."""
     g = pure(f, **options)
+    scalars = options.get("trace_scalars", False)
+    given = options.get("static_argnums", ())
+    given = (given,) if isinstance(given, int) else tuple(given)
+
+    def traced(x) -> bool:
+        return any(_is_array(leaf) or scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool)
+                   for leaf in jax.tree_util.tree_leaves(x))
 
     def make(*args, **kwargs):
+        static = {i % len(args) for i in given} | {i for i, a in enumerate(args) if not traced(a)} if args else ()
+        bound = functools.partial(g, **{k: v for k, v in kwargs.items() if not traced(v)})
         with jax.enable_x64(True):
-            return jax.make_jaxpr(g)(*args, **kwargs)
+            return jax.make_jaxpr(bound, static_argnums=tuple(sorted(static)))(
+                *args, **{k: v for k, v in kwargs.items() if traced(v)})
 
     return make
 

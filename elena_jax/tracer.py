@@ -494,7 +494,9 @@ class Tracer:
             "conversion to a NumPy array",
             "where it comes from, and what to write instead: a NumPy array indexed by a traced array, "
             "`table[idx]`: make the table traced first, `np.asarray(table)[idx]`; a list of traced arrays given "
-            "to a ufunc method, `np.minimum.reduce([a, b])`: `np.stack` them first; a NumPy scalar type called on "
+            "to a ufunc method, `np.minimum.reduce([a, b])`: `np.stack` them first; `np.vectorize(f)` and `np.ma` "
+            "(masked arrays), which convert their arguments and are not supported: array operations on the whole "
+            "array (`np.where` for a branch, a boolean mask for a masked array); a NumPy scalar type called on "
             "a traced value, `np.float32(x)`: `x.astype(np.float32)`; a NumPy function imported "
             "by name at module level (`from numpy.lib.stride_tricks import as_strided`), which elena_jax cannot "
             "intercept: call it through np (`np.lib.stride_tricks.as_strided`)")

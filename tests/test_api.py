@@ -602,3 +602,29 @@ def test_pure_gives_back_unwritten_arguments_in_their_own_type():
     result, (a, b) = elena_jax.pure(bump_first)(np.ones(3), np.full(3, 0.1))
     assert result.dtype == a.dtype == b.dtype == np.float64
     np.testing.assert_array_equal(b, np.full(3, 0.1))
+
+
+def test_make_jaxpr_keeps_numbers_static_as_functionalize_does():
+    """make_jaxpr traced a number that functionalize keeps static (x[:k] was refused as a slice
+    with traced bounds; with static_argnums, a JAX tracer was "neither an array nor hashable").
+    An acceptance campaign's find (session 20)."""
+    def f(x, k, scale=2.0):
+        return x[:k] * scale
+
+    x = np.arange(5.0)
+    for make in (elena_jax.make_jaxpr(f), elena_jax.make_jaxpr(f, static_argnums=1)):
+        jaxpr = make(x, 3, scale=3.0)
+        assert [v.aval.shape for v in jaxpr.jaxpr.invars] == [(5,)]
+        with jax.enable_x64(True):
+            np.testing.assert_array_equal(jax.core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, x)[0], f(x, 3, 3.0))
+
+
+def test_a_numpy_array_marked_static_is_told_to_be_a_tuple():
+    """The advice for traced reduceat indices is a static argument; a NumPy array there was told it
+    was "neither an array nor hashable" (an acceptance campaign's find, session 20)."""
+    g = elena_jax.functionalize(lambda x, s: np.add.reduceat(x, s), static_argnums=1)
+    with pytest.raises(TypeError, match=r"NumPy array marked static.*tuple"):
+        g(np.arange(6.0), np.array([0, 2]))
+    np.testing.assert_array_equal(g(np.arange(6.0), (0, 2)), np.add.reduceat(np.arange(6.0), [0, 2]))
+    with pytest.raises(elena_jax.ConcretizationError, match=r"a tuple, with static_argnums"):
+        elena_jax.functionalize(lambda x, s: np.add.reduceat(x, s))(np.arange(6.0), np.array([0, 2]))

@@ -473,3 +473,11 @@ def test_a_result_that_is_not_an_array_names_the_function():
     too, not only the caller's line (an acceptance campaign found only the caller named)."""
     with pytest.raises(elena_jax.UnsupportedError, match=r"returned by returns_a_dtype \(.*test_errors\.py:\d+\)"):
         elena_jax.functionalize(returns_a_dtype)(np.ones(3))
+
+
+def test_vectorize_and_masked_arrays_are_named_in_the_conversion_error():
+    """np.vectorize and np.ma convert their arguments to NumPy arrays: the error names them and
+    what to write instead (an acceptance campaign found the generic text, session 20)."""
+    for f in (lambda x: np.vectorize(lambda v: v * 2)(x), lambda x: np.ma.masked_less(x, 1.0).sum()):
+        with pytest.raises(elena_jax.ConcretizationError, match=r"np.vectorize\(f\)` and `np.ma`"):
+            elena_jax.functionalize(f)(np.arange(3.0))

@@ -304,3 +304,26 @@ def test_sums_of_a_selection_are_numpys_bit_for_bit():
         a = rng.normal(100, 5, n * 10) * 10.0 ** rng.integers(-4, 4, n * 10)
         check_against_numpy(selection_sums, a, rng.normal(size=(n, 7)), rtol=0, atol=0)
     check_against_numpy(selection_sums, np.full(30, -1.0), -np.ones((3, 7)), rtol=0, atol=0)  # NB: none selected
+
+
+def dirichlet_rows(K, v):
+    m = v > 0
+    K[m, :] = 0.0
+    K[m, m] = 1.0  # NB: NumPy pairs the selected indices with themselves: the diagonal's elements
+    return K, K[m, m].sum(), (K[m, m] * 2).max(initial=-1.0)
+
+
+def test_one_mask_on_two_axes_selects_the_diagonal():
+    """K[m, m] with one traced mask on two axes of its length (the finite-element Dirichlet idiom)
+    was refused as two masks; it is the diagonal's selection (an acceptance campaign's find,
+    session 20). Other pairs of masks stay refused: their pairing depends on the counts."""
+    rng = np.random.default_rng(17)
+    check_against_numpy(dirichlet_rows, rng.normal(size=(6, 6)), rng.normal(size=6), rtol=0, atol=0)
+
+    def stacked(K, v):
+        K[1:, v > 0, v > 0] = -3.0
+        return K
+
+    check_against_numpy(stacked, rng.normal(size=(3, 6, 6)), rng.normal(size=6), rtol=0, atol=0)
+    with pytest.raises(elena_jax.ConcretizationError, match="beside other index arrays"):
+        elena_jax.functionalize(lambda K, v: K[v > 0, v > 1].sum())(rng.normal(size=(6, 6)), rng.normal(size=6))

@@ -1479,3 +1479,26 @@ def test_lists_given_for_array_like_arguments(name):
     with `np.linalg.solve(np.diag(x), [1., 1., 1.])` raising LinAlgError: the refusal ran NumPy on
     a matrix of ones standing in for the traced one."""
     check_against_numpy(LIST_ARGUMENTS[name], np.array([5.0, 20.0, 33.0, 70.0, 88.0]))
+
+
+def test_ufunc_at_on_bools_is_logical():
+    """np.add.at of bools is a logical or, np.multiply.at a logical and (JAX's scatter-add refused
+    bools: an acceptance campaign's find, session 20)."""
+    def f(idx):
+        a, b = np.zeros(4, bool), np.ones(4, bool)
+        np.add.at(a, idx, True)
+        np.multiply.at(b, idx, [False, True, True])
+        return a, b
+
+    check_against_numpy(f, np.array([0, 2, 2]))
+
+
+def test_copyto_from_a_list():
+    """np.copyto(dst, [1.0, 2.0, 3.0]) took the list for a dtype (an acceptance campaign's find)."""
+    def f(x, y):
+        np.copyto(x[0], [1.0, 2.0, 3.0])
+        np.copyto(x[1], (y[0], 2, y[1]))
+        np.copyto(y, [[7, 8]], where=[True, False])
+        return x
+
+    check_against_numpy(f, np.zeros((2, 3)), np.ones(2))

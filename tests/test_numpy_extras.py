@@ -973,3 +973,26 @@ def test_nan_and_cumulative_scans_are_numpys_running_order(dtype):
     check_against_numpy(running_scans, x, m, np.zeros(11), rtol=0, atol=0)
     with pytest.raises(ValueError, match="axis"):
         elena_jax.functionalize(np.cumulative_sum)(x)
+
+
+@pytest.mark.parametrize("method", ["lower", "higher", "midpoint", "inverted_cdf"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint8])
+def test_percentile_methods_at_integer_q(method, dtype):
+    """jax.numpy's higher and midpoint of an integer q took the next element where (n - 1) * q / 100
+    is whole (np.percentile(x, 50, method="higher") of 15 values: x[8], NumPy's x[7]); its
+    inverted_cdf failed on types narrower than 64 bits. Found by acceptance campaigns (session 20)."""
+    x = np.arange(0, 100, 7).astype(dtype)
+
+    def f(x):
+        return (np.percentile(x, [10, 50], method=method), np.percentile(x, 50, method=method),
+                np.percentile(x, np.array([25, 50]), method=method), np.percentile(x, 37.5, method=method))
+
+    check_against_numpy(f, x, rtol=0, atol=0)
+
+
+def test_unsupported_percentile_methods_say_so():
+    x = np.arange(10.0)
+    for method, error in (("nearest", elena_jax.UnsupportedError), ("hazen", elena_jax.UnsupportedError),
+                          ("bogus", ValueError)):
+        with pytest.raises(error, match=f"method='{method}'.*these are: linear"):
+            elena_jax.functionalize(lambda x, m=method: np.percentile(x, 50, method=m))(x)

@@ -781,6 +781,7 @@ def mask_set(ins, outs):
 
 
 _AT = {"add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}
+_BOOL_AT = {"add": "max", "multiply": "min", "minimum": "min", "maximum": "max"}  # NB: or, and
 
 
 @rule("ufunc_at")
@@ -798,7 +799,8 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
     if name in _AT and len(ins) > 1 + n_key and one_scatter and unique:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         ref = x.astype(loop[0]).at[k]
-        return [getattr(ref, _AT[name])(value, unique_indices=name == "multiply").astype(x.dtype)]
+        method = _AT[name] if np.dtype(loop[0]) != np.bool_ else _BOOL_AT[name]
+        return [getattr(ref, method)(value, unique_indices=name == "multiply").astype(x.dtype)]
     if name == "subtract" and one_scatter:
         value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
         return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]

@@ -51,6 +51,12 @@ LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), 
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
                       ("interp", 0), ("interp", 1), ("interp", 2)})
 
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "inverted_cdf")
+_NUMPY_QUANTILE_METHODS = _QUANTILE_METHODS + (
+    "nearest", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull",
+    "median_unbiased", "normal_unbiased")
+
+
 def _quantile(func):
     """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy (half to
     even): refused rather than a different answer. Linear quantiles at static ``q`` are NumPy's
@@ -62,9 +68,22 @@ def _quantile(func):
     kinds = "iu" if func.__name__.startswith("nan") else "iuf"  # NB: NaNs skipped: JAX's steps
 
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
-        if method == "nearest" or kwargs.get("interpolation") == "nearest":
-            raise located(UnsupportedError, f"np.{func.__name__}(method='nearest') is not supported by elena_jax")
+        method = kwargs.get("interpolation", method)
+        if method not in _QUANTILE_METHODS:
+            why = ("JAX rounds a half-way index otherwise than NumPy" if method == "nearest" else
+                   "not among jax.numpy's") if method in _NUMPY_QUANTILE_METHODS else "NumPy has no such method"
+            raise located(ValueError if method not in _NUMPY_QUANTILE_METHODS else UnsupportedError,
+                          f"np.{func.__name__}(method={method!r}) is not supported by elena_jax ({why}); "
+                          f"these are: {', '.join(_QUANTILE_METHODS)}")
+        if method == "inverted_cdf" and isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.dtype.itemsize < 8 \
+                and out is None:  # NB: JAX's inverted_cdf fails on narrower types; it picks elements, exact widened
+            wide = np.int64 if a.dtype.kind in "iu" else np.float64
+            return impl(a.astype(wide), q, axis, None, overwrite_input, method, keepdims).astype(a.dtype)
         known = _known(q)  # NB: np.array([50.0]) made inside is known
+        if percent and known is not None and not has_tracer(known) and np.asarray(known).dtype.kind in "biu":
+            # NB: jax.numpy's higher and midpoint of an integer q (50) took the next element where
+            # (n - 1) * q / 100 is whole; NumPy divides q by 100 in float64 first (weak stays weak)
+            q = known = float(known) if type(known) is int else np.asarray(known, np.float64)
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
         if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
@@ -707,7 +726,7 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
             raise ConcretizationError(
                 f"np.{ufunc.__name__}.reduceat with traced indices: its segments' lengths depend on the data, "
                 f"and NumPy's order of adding a segment follows its length; pass the indices as a static "
-                f"argument (static_argnums) or build them inside the function from known values"
+                f"argument (a tuple, with static_argnums) or build them inside the function from known values"
                 f"\n  at {user_location()}")
         indices = known
     a = _arr(array)

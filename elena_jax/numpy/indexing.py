@@ -20,6 +20,7 @@ from ._core import (
     as_operand,
     broadcast_shapes,
     fresh,
+    has_tracer,
     implements,
     laid_out,
     like_order,
@@ -75,6 +76,24 @@ def _has_traced_mask(arrays) -> bool:
     return any(isinstance(k, Tracer) and k.dtype == bool for k in arrays)
 
 
+def _diagonal_of_one_mask(a: Tracer, template, arrays):
+    """``a[..., m, m, ...]``: one traced 1-D boolean mask on two adjacent axes of its length (a
+    finite-element matrix's Dirichlet rows, ``K[boundary, boundary] = 1``). NumPy pairs the
+    selected indices with themselves: the selection is the diagonal's, so ``a`` becomes its
+    diagonal view over those axes (the diagonal's axis in their place) and the key one mask."""
+    if len(arrays) != 2 or not all(isinstance(m, Tracer) and m.dtype == bool and m.ndim == 1 for m in arrays):
+        return a, template, arrays
+    if ("arr", 0) not in template or template[template.index(("arr", 0)) + 1:][:1] != (("arr", 1),):
+        return a, template, arrays
+    at = template.index(("arr", 0))
+    if not all(isinstance(k, tuple) and k[0] == "slice" for k in template[:at]) \
+            or a.ndim < at + 2 or not a.shape[at] == a.shape[at + 1] == arrays[0].shape[0] \
+            or not (arrays[0] is arrays[1] or a._trace.same_value(arrays[0], arrays[1])):
+        return a, template, arrays
+    diagonal = a.view_of(V.moveaxis(V.diagonal(a.header, 0, at, at + 1), -1, at))
+    return diagonal, template[: at + 1] + template[at + 2 :], arrays[:1]
+
+
 def indexed_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
     """Shape of ``a[key]`` by NumPy's own rules, raising NumPy's IndexError."""
     key = []
@@ -96,6 +115,7 @@ def getitem(a: Tracer, key) -> Tracer:
     trace = a._trace
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
+        a, template, arrays = _diagonal_of_one_mask(a, template, arrays)
         target, at = _masked_target(a, template, arrays)
         if at != 0:
             raise ConcretizationError(
@@ -190,7 +210,7 @@ def setitem(a: Tracer, key, value) -> None:
         return
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
-        _mask_set(a, template, arrays, value)
+        _mask_set(*_diagonal_of_one_mask(a, template, arrays), value)
         return
     shape = indexed_shape(a, template, arrays)
     _check_value_shape(value, shape)
@@ -289,6 +309,8 @@ def copyto(dst, src, casting="same_kind", where=True):
         return None  # NB: NumPy returns before any check when src is dst's very memory
     dst.check_writeable()  # NB: then a read-only destination, before the cast and the shapes
     trace = dst._trace
+    if isinstance(src, (list, tuple)):  # NB: array_like: an array, not weak (NumPy 2)
+        src = sequence_as_array(src) if has_tracer(src) else np.asarray(src)
     # NB: NumPy 2 decides the cast: Python scalars are weak (3 into uint8 is fine, 0.5 into int is
     # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
     weak = type(src) in (int, float, complex, bool)
