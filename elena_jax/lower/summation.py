@@ -342,11 +342,16 @@ def prefix_sum(x, count, start):
 
     The recursion's shape depends on the length, so it is followed for every length at once:
     its segments level by level (a segment of more than 128 elements splits where NumPy's
-    does), every segment's leaf sum computed as NumPy's (lanes, rest) from its own start and
-    length, and the levels' values combined from the deepest, each segment taking its leaf
-    sum or the sum of its two halves."""
+    does), every segment's leaf sum computed as NumPy's from its own start and length, and the
+    levels' values combined from the deepest, each segment taking its leaf sum or the sum of its
+    two halves. A left half's length is a multiple of 8, so every segment starts on a row of 8
+    and only the last of a level (on the run's right edge) has a rest, or (the run itself)
+    fewer than 8 elements."""
     n = x.shape[0]
     count = jnp.asarray(count)
+    # NB: rows of 8, padded past the run: reads there are never used
+    x = jnp.concatenate([x, jnp.zeros(-n % _LANES + _BLOCK, x.dtype)])
+    rows = x.reshape(-1, _LANES)
     starts, sizes = [jnp.zeros(1, count.dtype)], [count[None]]
     # NB: a segment of z elements splits into at most z / 2 + 8: below 128 within this many levels
     for _ in range(max(0, math.ceil(math.log2(n / (_BLOCK - 2 * _LANES)))) if n else 0):
@@ -354,26 +359,29 @@ def prefix_sum(x, count, start):
         h = jnp.where(z > _BLOCK, z // 2 - (z // 2) % _LANES, z)  # NB: a leaf's halves are never read
         starts.append(jnp.stack([s, s + h], 1).ravel())
         sizes.append(jnp.stack([h, z - h], 1).ravel())
+    # NB: every level's leaf sums at once (one gather), then the levels combined from the deepest
+    ends = np.cumsum([0] + [2**d for d in range(len(sizes))])  # NB: level d has 2**d segments
+    own = _leaf_sums(x, rows, jnp.concatenate(starts), jnp.concatenate(sizes), ends[1:] - 1)
     values = None
-    for s, z in zip(reversed(starts), reversed(sizes)):
-        own = _leaf_sums(x, s, z)
-        values = own if values is None else jnp.where(z <= _BLOCK, own, values[0::2] + values[1::2])
+    for d in reversed(range(len(sizes))):
+        leaf = own[ends[d] : ends[d + 1]]
+        values = leaf if values is None else jnp.where(sizes[d] <= _BLOCK, leaf, values[0::2] + values[1::2])
     return jnp.asarray(start, x.dtype) + values[0]
 
 
-def _leaf_sums(x, starts, sizes):
+def _leaf_sums(x, rows, starts, sizes, lasts):
     """NumPy's pairwise sum of each segment ``x[start:start + size]`` of at most 128 elements:
-    under 8 one by one from -0.0, else 8 lanes down its rows, meeting, then the rest one by one."""
-    x = jnp.concatenate([x, jnp.zeros(_BLOCK, x.dtype)])  # NB: reads past the run are never used
-    g = x[starts[:, None] + jnp.arange(_BLOCK)]  # (segments, 128)
-    rows = sizes // _LANES
-    lanes = g[:, :_LANES]
+    8 lanes down its rows, meeting; the rest of the segments at ``lasts`` (a level's last) then
+    one by one (of fewer than 8 elements, all of them, from -0.0)."""
+    full = sizes // _LANES
+    block = rows[(starts // _LANES)[:, None] + jnp.arange(_BLOCK // _LANES)]  # (segments, 16, 8)
+    lanes = block[:, 0]
     for t in range(1, _BLOCK // _LANES):
-        lanes = jnp.where((t < rows)[:, None], lanes + g[:, t * _LANES : (t + 1) * _LANES], lanes)
-    short = sizes < _LANES
-    total = jnp.where(short, jnp.asarray(-0.0, x.dtype), _meet(lanes, 1)[0])
-    first = jnp.where(short, 0, rows * _LANES)  # NB: where the rest begins
+        lanes = jnp.where((t < full)[:, None], lanes + block[:, t], lanes)
+    total = _meet(lanes, 1)[0]
+    last, size = total[lasts], sizes[lasts]
+    last = jnp.where(size < _LANES, jnp.asarray(-0.0, x.dtype), last)
+    rest = starts[lasts] + full[lasts] * _LANES
     for i in range(_LANES - 1):
-        term = jnp.take_along_axis(g, (first + i)[:, None], 1)[:, 0]
-        total = jnp.where(first + i < sizes, total + term, total)
-    return total
+        last = jnp.where(i < size % _LANES, last + x[rest + i], last)
+    return total.at[lasts].set(last)
