@@ -85,6 +85,12 @@ def _kind(leaf: Any) -> str:
     return kind
 
 
+def _weak_jax_scalar(x: Any) -> bool:
+    """A weakly typed JAX scalar (a Python number given to ``jax.jit``, ``jnp.asarray(0.5)``):
+    promoted as JAX promotes it, as NumPy 2 promotes a Python number (float32 stays float32)."""
+    return not np.shape(x) and bool(getattr(getattr(x, "aval", None), "weak_type", False))
+
+
 def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic, jax.Array)) or isinstance(x, jax.core.Tracer)
 
@@ -125,14 +131,13 @@ class Functionalized:
                 numpy_at.append((len(leaves), len(key)))
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
                 leaves.append(leaf)
-            elif kind == "jax":  # NB: a weakly typed JAX scalar (a Python number under jax.jit) is weak here too
-                weak = not leaf.shape and bool(getattr(getattr(leaf, "aval", None), "weak_type", False))
-                key.append((leaf.shape, leaf.dtype, True, weak))
+            elif kind == "jax":
+                key.append((leaf.shape, leaf.dtype, True, _weak_jax_scalar(leaf)))
                 leaves.append(leaf)
             elif _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
-                weak = isinstance(leaf, _SCALARS)
-                dtype = np.asarray(leaf).dtype if weak else np.dtype(leaf.dtype)
-                key.append((tuple(np.shape(leaf)), dtype, True, weak))
+                python = isinstance(leaf, _SCALARS)
+                dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
+                key.append((tuple(np.shape(leaf)), dtype, True, python or _weak_jax_scalar(leaf)))
                 leaves.append(leaf)
             else:
                 value = leaf.value if isinstance(leaf, _Static) else leaf
@@ -501,7 +506,7 @@ def pure(f: Callable, **options) -> Callable:
 
 def make_jaxpr(f: Callable, **options) -> Callable:
     """As ``jax.make_jaxpr``, of the pure form of ``f``: an argument holding no array (a number,
-    a tuple, a string) stays static, as in ``functionalize``, and so do ``static_argnums``."""
+    a list of numbers, a string) stays static, as in ``functionalize``, and so do ``static_argnums``."""
     g = pure(f, **options)
     scalars = options.get("trace_scalars", False)
     given = options.get("static_argnums", ())
@@ -512,11 +517,19 @@ def make_jaxpr(f: Callable, **options) -> Callable:
                    for leaf in jax.tree_util.tree_leaves(x))
 
     def make(*args, **kwargs):
-        static = {i % len(args) for i in given} | {i for i, a in enumerate(args) if not traced(a)} if args else ()
-        bound = functools.partial(g, **{k: v for k, v in kwargs.items() if not traced(v)})
+        static = {i + len(args) if i < 0 else i for i in given}
+        dynamic = [i for i, a in enumerate(args) if i not in static and traced(a)]
+        fixed = {k: v for k, v in kwargs.items() if not traced(v)}
+
+        def bound(*values, **named):  # NB: static values closed over (JAX would hash them)
+            full = list(args)
+            for i, v in zip(dynamic, values):
+                full[i] = v
+            return g(*full, **fixed, **named)
+
         with jax.enable_x64(True):
-            return jax.make_jaxpr(bound, static_argnums=tuple(sorted(static)))(
-                *args, **{k: v for k, v in kwargs.items() if traced(v)})
+            return jax.make_jaxpr(bound)(*[args[i] for i in dynamic], **{k: v for k, v in kwargs.items()
+                                                                         if k not in fixed})
 
     return make
 

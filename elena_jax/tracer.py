@@ -494,7 +494,9 @@ class Tracer:
             "conversion to a NumPy array",
             "where it comes from, and what to write instead: a NumPy array indexed by a traced array, "
             "`table[idx]`: make the table traced first, `np.asarray(table)[idx]`; a list of traced arrays given "
-            "to a ufunc method, `np.minimum.reduce([a, b])`: `np.stack` them first; `np.vectorize(f)` and `np.ma` "
+            "to a NumPy function with no traced argument beside it, or to a ufunc method (`np.median([a, b, c], "
+            "axis=0)`, `np.minimum.reduce([a, b])`), which NumPy converts itself: `np.stack` them first; "
+            "`np.vectorize(f)` and `np.ma` "
             "(masked arrays), which convert their arguments and are not supported: array operations on the whole "
             "array (`np.where` for a branch, a boolean mask for a masked array); a NumPy scalar type called on "
             "a traced value, `np.float32(x)`: `x.astype(np.float32)`; a NumPy function imported "
@@ -659,16 +661,28 @@ _BINARY = {
 }
 
 
+def _of_python_scalars(result, *operands):
+    """``result`` of a Python operator on traced Python scalars and Python numbers only (``1 - eps``):
+    a Python number in turn, weak in NumPy 2's promotion. Not of NumPy's functions (``np.sqrt(eps)``
+    is a NumPy scalar), nor a comparison's bool (a weak bool has no dtype to promote with)."""
+    if any(isinstance(x, Tracer) and x.weak for x in operands) and all(
+            x.weak if isinstance(x, Tracer) else type(x) in (int, float, complex) for x in operands):
+        for r in result if isinstance(result, tuple) else (result,):
+            if isinstance(r, Tracer) and r.dtype.kind != "b":
+                r.weak = True
+    return result
+
+
 def _binary(ufunc):
     def forward(self, other):
-        return ufunc(self, other)
+        return _of_python_scalars(ufunc(self, other), self, other)
 
     def reflected(self, other):
-        return ufunc(other, self)
+        return _of_python_scalars(ufunc(other, self), other, self)
 
     def inplace(self, other):
         if self.scalar:  # NB: NumPy scalars are immutable: ``a[i] += v`` stores ``a[i] + v`` back
-            return ufunc(self, other)
+            return _of_python_scalars(ufunc(self, other), self, other)
         ufunc(self, other, out=(self,))
         return self
 
@@ -685,7 +699,7 @@ for _name, _ufunc in _BINARY.items():
 
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                       "invert": np.invert}.items():
-    setattr(Tracer, f"__{_name}__", lambda self, _u=_ufunc: _u(self))
+    setattr(Tracer, f"__{_name}__", lambda self, _u=_ufunc: _of_python_scalars(_u(self), self))
 
 for _name, _ufunc in {"lt": np.less, "le": np.less_equal, "gt": np.greater,
                       "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}.items():

@@ -310,7 +310,8 @@ def test_traced_python_scalars_keep_numpy_weak_promotion():
 def weak_arithmetic(x, i, eps, k):
     """Python scalars combined stay Python scalars (weak): NumPy 2 keeps x's float32 and i's int32."""
     g = (1 - eps) * x, -eps * x, (eps / 400) * x, eps**2 * x, abs(eps) * x, (eps * eps) * x
-    return (*g, (k + 1) * i, (k * 2) * i, -k * i, np.where(x > eps, eps, x), np.asarray(eps) * x)
+    strong = np.sqrt(eps) * x, np.add(k, 1) * i, (eps > 0.05) + x  # NB: NumPy's functions give NumPy scalars
+    return (*g, (k + 1) * i, (k * 2) * i, -k * i, np.where(x > eps, eps, x), np.asarray(eps) * x, *strong)
 
 
 def gae(rew, val, gamma, lam):
@@ -336,7 +337,8 @@ def test_arithmetic_on_traced_python_scalars_keeps_them_weak():
     r, v = rng.normal(size=10).astype(np.float32), rng.normal(size=11).astype(np.float32)
     want = gae(r, v, 0.99, 0.95)
     for run in (elena_jax.functionalize(gae, trace_scalars=True, fma=False),
-                jax.jit(lambda *a: elena_jax.pure(gae, fma=False)(*a)[0])):
+                jax.jit(lambda *a: elena_jax.pure(gae, fma=False)(*a)[0]),
+                jax.jit(elena_jax.functionalize(gae, fma=False))):
         got = np.asarray(run(r, v, 0.99, 0.95))
         assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
 
@@ -612,6 +614,7 @@ def test_make_jaxpr_keeps_numbers_static_as_functionalize_does():
         return x[:k] * scale
 
     x = np.arange(5.0)
+    assert len(elena_jax.make_jaxpr(lambda x, c: x * c[0])(x, [2.0, 3.0]).jaxpr.invars) == 1  # NB: a list too
     for make in (elena_jax.make_jaxpr(f), elena_jax.make_jaxpr(f, static_argnums=1)):
         jaxpr = make(x, 3, scale=3.0)
         assert [v.aval.shape for v in jaxpr.jaxpr.invars] == [(5,)]

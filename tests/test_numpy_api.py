@@ -1463,22 +1463,26 @@ LIST_ARGUMENTS = {
     "einsum": lambda x: np.einsum("i,i->", x, [1.0] * 5),
     "solve_list_matrix": lambda x: np.linalg.solve([[2.0, 0], [0, 4.0]], x[:2]),
     "solve_list_rhs": lambda x: np.linalg.solve(np.diag(x[:3]), [1.0, 1.0, 1.0]),
-    "median_of_frames": lambda x: np.median([x, x * 2, x - 1], axis=0),
-    "mean_of_frames": lambda x: np.mean([x, x[::-1]], axis=0),
-    "max_of_frames": lambda x: np.max((x, 50 - x), axis=0),
-    "percentile_of_list": lambda x: np.percentile([x[0], x[1], 7.0], 50),
-    "norm_of_list": lambda x: np.linalg.norm([x[0], x[4]]),
+    "dot_of_traced_list": lambda x: np.dot(x[:2], [x[3], 2.0]),
+    "diff_float32_int_prepend": lambda x: np.diff(x.astype(np.float32) / 7, prepend=[0]),
+    "median_of_stacked_frames": lambda x: np.median(np.stack([x, x * 2, x - 1]), axis=0),
+    "lexsort_keys": lambda x: np.lexsort((x.astype(np.int64) // 10, -x)),
 }
 
 
 @pytest.mark.parametrize("name", LIST_ARGUMENTS)
 def test_lists_given_for_array_like_arguments(name):
-    """NumPy converts a list given for an array_like argument: of numbers (JAX refuses lists: these
-    were refused), or holding traced arrays (`np.median([f1, f2, f3], axis=0)`: NumPy converted it
-    without asking elena_jax, which could only refuse). Found by an acceptance campaign (session 20),
-    with `np.linalg.solve(np.diag(x), [1., 1., 1.])` raising LinAlgError: the refusal ran NumPy on
-    a matrix of ones standing in for the traced one."""
+    """NumPy converts a list given for an array_like argument; JAX refuses lists, so these were
+    refused (found by an acceptance campaign, session 20, with `np.linalg.solve(np.diag(x), [1.,
+    1., 1.])` raising LinAlgError: the refusal ran NumPy on a matrix of ones standing in for the
+    traced one)."""
     check_against_numpy(LIST_ARGUMENTS[name], np.array([5.0, 20.0, 33.0, 70.0, 88.0]))
+
+
+def test_a_list_of_traced_arrays_numpy_converts_itself_says_stack():
+    """With no traced argument beside it, NumPy converts the list itself: the error says np.stack."""
+    with pytest.raises(elena_jax.ConcretizationError, match=r"np.median\(\[a, b, c\], axis=0\).*np.stack"):
+        elena_jax.functionalize(lambda x: np.median([x, x * 2], axis=0))(np.ones(3))
 
 
 def test_ufunc_at_on_bools_is_logical():

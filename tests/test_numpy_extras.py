@@ -985,7 +985,8 @@ def test_percentile_methods_at_integer_q(method, dtype):
 
     def f(x):
         return (np.percentile(x, [10, 50], method=method), np.percentile(x, 50, method=method),
-                np.percentile(x, np.array([25, 50]), method=method), np.percentile(x, 37.5, method=method))
+                np.percentile(x, np.array([25, 50]), method=method), np.percentile(x, 37.5, method=method),
+                np.quantile(x, 1, method=method), np.quantile(x, [0, 1], method=method))
 
     check_against_numpy(f, x, rtol=0, atol=0)
 

@@ -670,28 +670,6 @@ def _stepwise(name: str, x, axis: int):
     return jnp.moveaxis(jnp.concatenate([xs[:1], ys]), 0, axis)
 
 
-def _half_scan(name: str, generic: Callable, nan_as: float | None = None) -> Callable:
-    """jax.numpy's cumulative sum or product ``generic``, but of float16 one element at a time,
-    each result rounded to float16 as NumPy's loop does (see `accumulate`); ``nan_as``: NaNs
-    count as this (the nan-functions)."""
-
-    def scan(x, axis=None, dtype=None, include_initial=False):
-        if x.dtype != np.float16 or dtype not in (None, np.float16) or not x.size:
-            extra = {"include_initial": include_initial} if include_initial else {}
-            return generic(x, axis=axis, dtype=dtype, **extra)
-        if nan_as is not None:
-            x = jnp.where(jnp.isnan(x), jnp.asarray(nan_as, x.dtype), x)
-        if axis is None:
-            x, axis = x.ravel(), 0
-        r = _stepwise(name, x, axis)
-        if include_initial:
-            start = jnp.full_like(lax.slice_in_dim(x, 0, 1, axis=axis), 0 if name == "add" else 1)
-            r = jnp.concatenate([start, r], axis=axis)
-        return r
-
-    return scan
-
-
 # --- indexing -------------------------------------------------------------------
 
 
@@ -1000,11 +978,7 @@ def _vander(x, N=None, increasing=False):
 
 
 # Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
-NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort,
-                    "nancumsum": _half_scan("add", jnp.nancumsum, 0),
-                    "nancumprod": _half_scan("multiply", jnp.nancumprod, 1),
-                    "cumulative_sum": _half_scan("add", jnp.cumulative_sum),
-                    "cumulative_prod": _half_scan("multiply", jnp.cumulative_prod)}
+NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort}
 
 
 def resolve(name: str):

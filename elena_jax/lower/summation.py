@@ -366,7 +366,7 @@ def prefix_sum(x, count, start):
     for d in reversed(range(len(sizes))):
         leaf = own[ends[d] : ends[d + 1]]
         values = leaf if values is None else jnp.where(sizes[d] <= _BLOCK, leaf, values[0::2] + values[1::2])
-    return jnp.asarray(start, x.dtype) + values[0]
+    return _start(start, x.dtype, ()) + values[0]  # NB: 0.0 + -0.0 is 0.0, which XLA would fold away
 
 
 def _leaf_sums(x, rows, starts, sizes, lasts):

@@ -11,8 +11,6 @@ from ..tracer import FUNCTIONS, UFUNCS
 from . import creation, extras, functions, indexing, methods, random, ufuncs  # noqa: F401 (registration)
 from .creation import intercepting
 
-creation.convert_lists_given_to(list(FUNCTIONS))
-
 _SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")
 
 

@@ -325,13 +325,12 @@ def _item(x):
     return x
 
 
-def arrays_from_lists(func, args, kwargs, traced_only: bool = False):
+def arrays_from_lists(func, args, kwargs):
     """The arguments with each list or tuple that NumPy takes as array_like converted as NumPy
-    would: one holding traced arrays to a traced array (``np.median([a, b, c], axis=0)``, whose list
-    NumPy converts without asking elena_jax), one of numbers to a NumPy array (JAX refuses
-    lists). With ``traced_only``, only those holding traced arrays; None where nothing changes."""
+    would (JAX refuses lists): one holding traced arrays to a traced array, one of numbers to a
+    NumPy array; None where nothing changes. NB: NumPy's lexsort takes its keys one by one."""
     lists = [k for k, v in [*enumerate(args), *kwargs.items()]
-             if isinstance(v, (list, tuple)) and (has_tracer(v) or not traced_only)]
+             if isinstance(v, (list, tuple)) and func is not np.lexsort]
     wanted = set(lists) & array_like_arguments(func, args, kwargs) if lists else set()
     if not wanted:
         return None
@@ -350,34 +349,6 @@ def arrays_from_lists(func, args, kwargs, traced_only: bool = False):
     new = [converted(i, v) for i, v in enumerate(args)], {k: converted(k, v) for k, v in kwargs.items()}
     changed = any(x is not y for x, y in zip([*new[0], *new[1].values()], [*args, *kwargs.values()]))
     return new if changed else None
-
-
-def _converting_lists(original):
-    """``original`` (a NumPy function elena_jax traces), called from user code while tracing with
-    no traced argument but lists of traced arrays for array_like ones (``np.median([a, b, c])``):
-    called with those converted, so that NumPy dispatches it to elena_jax (with a traced argument
-    it does, and the rule sees the lists). NB: while tracing, ``np.<name>`` is then this function,
-    not NumPy's: rules tell functions apart by the objects NumPy dispatches, or by name."""
-    @functools.wraps(original)
-    def dispatch(*args, **kwargs):
-        given = [*args, *kwargs.values()]
-        if any(isinstance(v, (list, tuple)) for v in given) and not any(isinstance(v, Tracer) for v in given) \
-                and traced_user_call():
-            converted = arrays_from_lists(original, args, kwargs, traced_only=True)
-            if converted is not None:
-                args, kwargs = converted
-        return original(*args, **kwargs)
-
-    return dispatch
-
-
-def convert_lists_given_to(functions) -> None:
-    """While tracing, the NumPy ``functions`` (of np, np.linalg, np.fft) convert lists of traced
-    arrays given for array_like arguments (see `_converting_lists`)."""
-    for f in functions:
-        for module in (np, np.linalg, np.fft):
-            if getattr(module, f.__name__, None) is f and (module, f.__name__) not in _TARGETS:
-                replace(module, f.__name__, _converting_lists(f))
 
 
 @contextlib.contextmanager

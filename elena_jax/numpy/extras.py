@@ -80,7 +80,8 @@ def _quantile(func):
             wide = np.int64 if a.dtype.kind in "iu" else np.float64
             return impl(a.astype(wide), q, axis, None, overwrite_input, method, keepdims).astype(a.dtype)
         known = _known(q)  # NB: np.array([50.0]) made inside is known
-        if percent and known is not None and not has_tracer(known) and np.asarray(known).dtype.kind in "biu":
+        if known is not None and not has_tracer(known) and np.asarray(known).dtype.kind in "biu" \
+                and (percent or method != "linear"):
             # NB: jax.numpy's higher and midpoint of an integer q (50) took the next element where
             # (n - 1) * q / 100 is whole; NumPy divides q by 100 in float64 first (weak stays weak)
             q = known = float(known) if type(known) is int else np.asarray(known, np.float64)
@@ -479,7 +480,7 @@ def _weighted_counts(a: Tracer, edges: Tracer, weights: Tracer, equal: bool) -> 
             np.add.at(sums, np.where(kept, index, 0), np.where(kept, w.astype(np.float64), 0.0))
             n += sums.astype(weights.dtype)
         else:
-            order = np.argsort(block, kind="stable")  # NB: NumPy's ties come in its own sort's order
+            order = np.argsort(block, kind="stable")  # NB: NumPy's own sort may order ties otherwise (Known limits)
             running = np.concatenate((np.zeros(1, weights.dtype), np.cumsum(w[order])))
             sa = block[order]
             n += running[np.concatenate((np.searchsorted(sa, edges[:-1], "left"),

@@ -759,19 +759,20 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
 def _numpy_dtypes(func, args, kwargs):
     """NumPy's result dtype(s), from running ``func`` on one-element stand-ins (or, where
     NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
-    # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1); NumPy arrays
-    # cut too where they meet traced ones (np.linalg.solve(traced, np.ones(3)))
-    for fill, constants in ((1, False), (0, False), (1, True)):
+    for fill in (1, 0):  # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1)
         try:
-            r = _run_numpy(func, args, kwargs, fill=fill, constants=constants)
+            r = _run_numpy(func, args, kwargs, fill=fill)
             break
         except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
             continue
     else:
         try:
             r = _run_numpy(func, args, kwargs, full=True)
-        except np.linalg.LinAlgError:  # NB: of the stand-ins' values, not the user's
-            return None
+        except np.linalg.LinAlgError:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
+            try:  # (np.linalg.solve(np.diag(traced), np.ones(3)))
+                r = _run_numpy(func, args, kwargs, constants=True)
+            except Exception:  # noqa: BLE001 (the stand-ins' values, not the user's)
+                return None
         except (TypeError, ValueError, IndexError) as e:
             raise _numpy_error(e) from None
         except Exception:
@@ -806,7 +807,7 @@ BOOL_AS_INT = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "ten
 # Products and contractions: NumPy multiplies in its result type (int32 x float32 in float64), JAX
 # in its own (float32): operands are cast to it first.
 PROMOTING = {"dot", "matmul", "vdot", "inner", "kron", "outer", "einsum", "tensordot", "vecdot", "matvec",
-             "vecmat", "convolve", "correlate"}
+             "vecmat", "convolve", "correlate", "diff"}  # NB: np.diff concatenates prepend/append first
 # Functions jax.numpy computes in floating point for integer operands unless given the type
 # to compute in: NumPy's np.convolve of uint8 wraps in uint8 (a float result would saturate).
 INTEGER_EXACT = {"convolve", "correlate"}
@@ -1192,7 +1193,7 @@ def _complex_part(func):
         val = _arr(val)
         if val.dtype.kind == "c":
             return val._trace.reinterpret(val, func.__name__, np.finfo(val.dtype).dtype)
-        if func.__name__ == "real":  # NB: not `is np.real`, which is another function while tracing
+        if func is np.real:
             return val
         out = np.zeros_like(val)
         out.writeable = False

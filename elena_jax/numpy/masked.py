@@ -159,12 +159,12 @@ class Masked:
         the data); ``where=`` or ``out=`` would need the selection's shape."""
         if "where" in kwargs or "out" in kwargs:
             return self._shape_needed(f"np.{func.__name__} with where= or out=")
-        name = func.__name__  # NB: not `func is np.max`: while tracing np.max is another function
+        name = func.__name__
         if name in ("max", "min") and "initial" not in kwargs:
             return self._shape_needed(f"np.{func.__name__} without initial= (NumPy raises where nothing is selected)")
         reduced, kept = self._axes(axis, f"np.{func.__name__}")
         keepdims = kwargs.pop("keepdims", False)
-        if name in ("sum", "mean") and len(reduced) == self.values.ndim and self._sums_as_one_run(kwargs):
+        if name in ("sum", "mean") and len(reduced) == self.values.ndim and self._sums_as_one_run(name, kwargs):
             r = self._sum(kwargs.get("initial"))
             if name == "mean":  # NB: NumPy's _mean: the sum over the count, an intp, in float64
                 r = (r / np.count_nonzero(self._full_mask())).astype(self.dtype)
@@ -172,11 +172,12 @@ class Masked:
             r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
         return r.reshape(kept) if keepdims else r
 
-    def _sums_as_one_run(self, kwargs: dict) -> bool:
+    def _sums_as_one_run(self, name: str, kwargs: dict) -> bool:
         """Whether NumPy sums the whole selection, a fresh C-ordered array, as one run pairwise,
-        in its own type: float32 and float64 (masked sums of others are exact, or not modelled)."""
+        in its own type: float32 and float64 (masked sums of others are exact, or not modelled);
+        np.mean takes no ``initial`` (NumPy's TypeError comes from the masked reduction)."""
         return self.dtype in (np.float32, np.float64) and kwargs.get("dtype") in (None, self.dtype) \
-            and set(kwargs) <= {"dtype", "initial"}
+            and set(kwargs) <= ({"dtype", "initial"} if name == "sum" else {"dtype"})
 
     def _sum(self, initial):
         """The sum of all selected elements in NumPy's order (lower/rules.py, ``compact``)."""

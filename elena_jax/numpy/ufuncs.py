@@ -147,10 +147,6 @@ def ufunc_rule(ufunc):
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
             _fold(trace, ufunc, inputs, loop, results, dtype=dtype, signature=signature, casting=casting)
-            if any(isinstance(x, Tracer) and x.weak for x in inputs) and all(
-                    x.weak if isinstance(x, Tracer) else type(x) in (bool, int, float, complex) for x in inputs):
-                for r in results:  # NB: of Python scalars only, a Python scalar (1 - eps): weak in turn
-                    r.weak = True
             return results[0] if ufunc.nout == 1 else tuple(results)
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
