@@ -327,3 +327,19 @@ def test_one_mask_on_two_axes_selects_the_diagonal():
     check_against_numpy(stacked, rng.normal(size=(3, 6, 6)), rng.normal(size=6), rtol=0, atol=0)
     with pytest.raises(elena_jax.ConcretizationError, match="beside other index arrays"):
         elena_jax.functionalize(lambda K, v: K[v > 0, v > 1].sum())(rng.normal(size=(6, 6)), rng.normal(size=6))
+
+
+def updates_at_a_mask(x, y, i):
+    np.add.at(x, x > 0, 1.0)
+    np.multiply.at(y, (y[:, 0] > 0, 1), 2.0)
+    np.negative.at(x, x < -0.5)
+    np.maximum.at(i, i > 2, 4)
+    np.add.at(i, i < 2, 1.5)  # NB: computed in float64, cast back into the integers
+    return x, y, i
+
+
+def test_ufunc_at_with_a_traced_mask_updates_each_selected_element_once():
+    """np.add.at(x, x > 0, 1.0): a mask selects each element once, a[mask] = op(a[mask], b) (a raw
+    JAX error before; found by a review, session 20)."""
+    rng = np.random.default_rng(18)
+    check_against_numpy(updates_at_a_mask, rng.normal(size=6), rng.normal(size=(4, 3)), np.arange(6), rtol=0, atol=0)

@@ -997,3 +997,19 @@ def test_unsupported_percentile_methods_say_so():
                           ("bogus", ValueError)):
         with pytest.raises(error, match=f"method='{method}'.*these are: linear"):
             elena_jax.functionalize(lambda x, m=method: np.percentile(x, 50, method=m))(x)
+
+
+def scans_into_wider_outs(x, o, p, i8, o16):
+    np.cumsum(x, out=o)
+    np.add.accumulate(x, out=p)
+    np.maximum.accumulate(i8, out=o16)
+    return o, p, o16, np.cumsum(x.astype(np.float64), out=np.zeros(200, np.float32)), \
+        np.cumulative_sum(x, include_initial=True, out=np.zeros(201))
+
+
+def test_scans_into_a_wider_out_accumulate_in_its_type():
+    """np.cumsum(float32, out=float64) accumulates in float64 as NumPy's reduction-like loop does
+    (it accumulated in float32 and cast: 196 of 200 values off; found by a review, session 20)."""
+    x = (np.random.default_rng(2).normal(size=200) * 1e3).astype(np.float32)
+    check_against_numpy(scans_into_wider_outs, x, np.zeros(200), np.zeros(200), np.arange(200, dtype=np.int8),
+                        np.zeros(200, np.int16), rtol=0, atol=0)

@@ -345,6 +345,8 @@ REDUCIBLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_a
 
 
 def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
+    if isinstance(out, tuple):
+        (out,) = out
     trace = trace_of(a, out)
     if ufunc.nin != 2 or ufunc.nout != 1 or ufunc.signature is not None:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
@@ -354,6 +356,9 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
         return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
     with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
         res_dtype = ufunc.accumulate(np.ones((2,), a.dtype), dtype=dtype).dtype
+        if dtype is None and out is not None and reduce_dtype(ufunc, a, None, out) != res_dtype:
+            # NB: as a reduction, in the ufunc's type for a and out (float32 into float64 in float64)
+            res_dtype = dtype = reduce_dtype(ufunc, a, None, out)
     _check_folds(ufunc, "accumulate", a.dtype, dtype)
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
@@ -379,6 +384,10 @@ def ufunc_at(ufunc, a, indices, b=None):
     from .indexing import indexed_shape, split_index  # the index normaliser lives with indexing
 
     key, key_ins = split_index(trace, a, indices)
+    if any(isinstance(k, Tracer) and k.dtype == bool for k in key_ins):
+        # NB: a traced mask selects each element once: a[mask] = op(a[mask], b), cast back as at() casts
+        a[indices] = ufunc(a[indices]) if b is None else ufunc(a[indices], b)
+        return
     indexed_shape(a, key, key_ins)  # NB: NumPy's IndexError for static indices out of range
     if b is not None and not has_tracer(b):
         b = np.asarray(b)  # NB: as NumPy's at(): a Python number is an array (np.add.at(uint16, i, -2) wraps)
