@@ -1013,3 +1013,11 @@ def test_scans_into_a_wider_out_accumulate_in_its_type():
     x = (np.random.default_rng(2).normal(size=200) * 1e3).astype(np.float32)
     check_against_numpy(scans_into_wider_outs, x, np.zeros(200), np.zeros(200), np.arange(200, dtype=np.int8),
                         np.zeros(200, np.int16), rtol=0, atol=0)
+
+
+def test_histogram_compares_the_data_in_the_edges_wider_type():
+    """float32 data against float64 edges (a float64 range, edges given as float64) is compared in
+    float64, as NumPy does: values next to an edge were binned as float32 (found by a review)."""
+    x = np.concatenate([np.linspace(0, 0.1, 4001).astype(np.float32), np.float32([0.025, 0.05, 0.075, 0.1, 0.03])])
+    check_against_numpy(lambda x: (np.histogram(x, 4, range=(np.float64(0), np.float64(0.1))),
+                                   np.histogram(x, np.array([0, 0.03, 0.07, 0.1]))), x, rtol=0, atol=0)

@@ -451,6 +451,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         edges = _uniform_edges(a, int(bins), range)
     else:
         edges = _arr(sequence_as_array(bins))  # NB: NumPy returns its own array of the edges, never bins
+    common = np.result_type(a.dtype, edges.dtype)
+    if common.kind == "f" and common != a.dtype:  # NB: NumPy compares the data in the edges' wider type
+        a = a.astype(common)
     if weights is not None and _arr(weights).dtype.kind != "c":
         counts = _weighted_counts(a, edges, _arr(weights), equal=np.ndim(bins) == 0)
     else:
