@@ -327,6 +327,8 @@ def test_one_mask_on_two_axes_selects_the_diagonal():
     check_against_numpy(stacked, rng.normal(size=(3, 6, 6)), rng.normal(size=6), rtol=0, atol=0)
     with pytest.raises(elena_jax.ConcretizationError, match="beside other index arrays"):
         elena_jax.functionalize(lambda K, v: K[v > 0, v > 1].sum())(rng.normal(size=(6, 6)), rng.normal(size=6))
+    with pytest.raises(IndexError, match="along axis 1; size of axis is 4"):  # NB: NumPy's, whatever the data
+        elena_jax.functionalize(lambda K, v: K[v > 0, v > 0].sum())(np.zeros((3, 4)), rng.normal(size=3))
 
 
 def updates_at_a_mask(x, y, i):

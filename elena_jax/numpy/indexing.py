@@ -136,6 +136,7 @@ def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
     integers of the key, as it places advanced indices: where they stand if they are adjacent,
     else first. Only keys whose one array is the mask are traced; the rest is basic."""
     if len(arrays) != 1:
+        _check_mask_lengths(a, template, arrays)
         raise ConcretizationError(
             "a traced boolean mask beside other index arrays has a data-dependent shape\n"
             f"  at {user_location()}")
@@ -165,6 +166,19 @@ def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
     sides = a.shape[:axis] + probe.shape + a.shape[axis + mask.ndim:]
     shape = _probe(sides)[tuple(probe if k == ("arr", 0) else basic(k) for k in template)].shape
     return target, shape.index(count)
+
+
+def _check_mask_lengths(a: Tracer, template, arrays) -> None:
+    """NumPy's IndexError for a boolean index whose length is not its axis's (a static fact, checked
+    before any data-dependent count): from a probe indexed with masks of all True values."""
+    key = [slice(*k[1:]) if isinstance(k, tuple) and k[0] == "slice" else
+           (np.ones(arrays[k[1]].shape, bool) if isinstance(arrays[k[1]], Tracer) and arrays[k[1]].dtype == bool
+            else np.zeros(np.shape(arrays[k[1]]), np.intp)) if isinstance(k, tuple) else k for k in template]
+    try:
+        _probe(a.shape)[tuple(key)]
+    except IndexError as e:
+        if "boolean index did not match" in str(e):
+            raise located(IndexError, str(e)) from None
 
 
 def _gather_order(a: Tracer, template, arrays, ndim: int) -> tuple[int, ...]:
