@@ -122,7 +122,6 @@ class Functionalized:
         NumPy leaves that share memory carry their group in their key entry
         (see `_alias`); the group memories are the inputs of those groups.
         """
-        o = self.options
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
         leaves, key, numpy_at = [], [], []
         for position, leaf in enumerate(flat):
@@ -134,7 +133,7 @@ class Functionalized:
             elif kind == "jax":
                 key.append((leaf.shape, leaf.dtype, True, _weak_jax_scalar(leaf)))
                 leaves.append(leaf)
-            elif _is_array(leaf) or o.trace_scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool):
+            elif self._traced(leaf):
                 python = isinstance(leaf, _SCALARS)
                 dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
                 key.append((tuple(np.shape(leaf)), dtype, True, python or _weak_jax_scalar(leaf)))
@@ -170,11 +169,16 @@ class Functionalized:
             kwargs = {k: _Static(v) if k in o.static_argnames else v for k, v in kwargs.items()}
         return args, kwargs
 
+    def _traced(self, leaf) -> bool:
+        """Whether a leaf of the (marked) arguments is traced: an array, or with ``trace_scalars``
+        a Python number (not a bool)."""
+        return not isinstance(leaf, _Static) and (_is_array(leaf) or self.options.trace_scalars and isinstance(
+            leaf, _SCALARS) and not isinstance(leaf, bool))
+
     def _paths(self, args, kwargs) -> list[str]:
-        """A readable name for each array leaf (for errors, warnings, explain)."""
+        """A readable name for each traced leaf (for errors, warnings, explain)."""
         flat, _ = jax.tree_util.tree_flatten_with_path(self._mark_static(args, kwargs))
-        return [self._describe(p) for p, leaf in flat if not isinstance(leaf, _Static) and (
-            _is_array(leaf) or self.options.trace_scalars and isinstance(leaf, _SCALARS))]
+        return [self._describe(p) for p, leaf in flat if self._traced(leaf)]
 
     def _describe(self, path) -> str:
         first, rest = path[1], path[2:]
@@ -505,31 +509,25 @@ def pure(f: Callable, **options) -> Callable:
 
 
 def make_jaxpr(f: Callable, **options) -> Callable:
-    """As ``jax.make_jaxpr``, of the pure form of ``f``: an argument holding no array (a number,
-    a list of numbers, a string) stays static, as in ``functionalize``, and so do ``static_argnums``."""
-    g = pure(f, **options)
-    scalars = options.get("trace_scalars", False)
-    given = options.get("static_argnums", ())
-    given = (given,) if isinstance(given, int) else tuple(given)
-
-    def traced(x) -> bool:
-        return any(_is_array(leaf) or scalars and isinstance(leaf, _SCALARS) and not isinstance(leaf, bool)
-                   for leaf in jax.tree_util.tree_leaves(x))
+    """As ``jax.make_jaxpr``, of the pure form of ``f``: the leaves ``functionalize`` keeps static
+    (numbers, strings, ``static_argnums``) stay static, closed over, and only its traced ones
+    are the jaxpr's inputs."""
+    fz = _functionalized(f, **options)
+    g = pure(fz)
 
     def make(*args, **kwargs):
-        static = {i + len(args) if i < 0 else i for i in given}
-        dynamic = [i for i, a in enumerate(args) if i not in static and traced(a)]
-        fixed = {k: v for k, v in kwargs.items() if not traced(v)}
+        leaves, tree = jax.tree_util.tree_flatten(fz._mark_static(args, kwargs))
+        traced = [i for i, leaf in enumerate(leaves) if fz._traced(leaf)]
 
-        def bound(*values, **named):  # NB: static values closed over (JAX would hash them)
-            full = list(args)
-            for i, v in zip(dynamic, values):
-                full[i] = v
-            return g(*full, **fixed, **named)
+        def bound(*values):
+            given = [leaf.value if isinstance(leaf, _Static) else leaf for leaf in leaves]
+            for i, v in zip(traced, values):
+                given[i] = v
+            args, kwargs = jax.tree_util.tree_unflatten(tree, given)
+            return g(*args, **kwargs)
 
         with jax.enable_x64(True):
-            return jax.make_jaxpr(bound)(*[args[i] for i in dynamic], **{k: v for k, v in kwargs.items()
-                                                                         if k not in fixed})
+            return jax.make_jaxpr(bound)(*[leaves[i] for i in traced])
 
     return make
 

@@ -67,7 +67,7 @@ def promoted_as(x: Any) -> Any:
     """What ``np.result_type`` takes for ``x``: a traced Python scalar as a Python scalar of its
     kind (weak), a traced array as its dtype, anything else as it is."""
     if isinstance(x, Tracer):
-        return {"b": False, "i": 0, "f": 0.0, "c": 0j}[x.dtype.kind] if x.weak else x.dtype
+        return dtype_of(x)() if x.weak else x.dtype  # NB: float() is 0.0: a Python number of its kind
     return x
 
 

@@ -329,8 +329,9 @@ def arrays_from_lists(func, args, kwargs):
     """The arguments with each list or tuple that NumPy takes as array_like converted as NumPy
     would (JAX refuses lists): one holding traced arrays to a traced array, one of numbers to a
     NumPy array; None where nothing changes. NB: NumPy's lexsort takes its keys one by one."""
-    lists = [k for k, v in [*enumerate(args), *kwargs.items()]
-             if isinstance(v, (list, tuple)) and func is not np.lexsort]
+    if func is np.lexsort:
+        return None
+    lists = [k for k, v in [*enumerate(args), *kwargs.items()] if isinstance(v, (list, tuple))]
     wanted = set(lists) & array_like_arguments(func, args, kwargs) if lists else set()
     if not wanted:
         return None

@@ -450,12 +450,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if np.ndim(bins) == 0:
         edges = _uniform_edges(a, int(bins), range)
     else:
-        edges = _arr(sequence_as_array(bins))  # NB: NumPy returns its own array of the edges, never bins
+        edges = _arr(bins)  # NB: NumPy returns its own array of the edges, never bins
     common = np.result_type(a.dtype, edges.dtype)
     if common.kind == "f" and common != a.dtype:  # NB: NumPy compares the data in the edges' wider type
         a = a.astype(common)
-    if weights is not None and _arr(weights).dtype.kind != "c":
-        counts = _weighted_counts(a, edges, _arr(weights), equal=np.ndim(bins) == 0)
+    weights = None if weights is None else _arr(weights)
+    if weights is not None and weights.dtype.kind != "c":
+        counts = _weighted_counts(a, edges, weights, equal=np.ndim(bins) == 0)
     else:
         counts = _histogram(a, edges, weights=weights)[0]
     if density:

@@ -83,30 +83,33 @@ def _diagonal_of_one_mask(a: Tracer, template, arrays):
     diagonal view over those axes (the diagonal's axis in their place) and the key one mask."""
     if len(arrays) != 2 or not all(isinstance(m, Tracer) and m.dtype == bool and m.ndim == 1 for m in arrays):
         return a, template, arrays
-    if ("arr", 0) not in template or template[template.index(("arr", 0)) + 1:][:1] != (("arr", 1),):
-        return a, template, arrays
     at = template.index(("arr", 0))
-    if not all(isinstance(k, tuple) and k[0] == "slice" for k in template[:at]) \
-            or a.ndim < at + 2 or not a.shape[at] == a.shape[at + 1] == arrays[0].shape[0] \
-            or not (arrays[0] is arrays[1] or a._trace.same_value(arrays[0], arrays[1])):
+    adjacent = template[at + 1 : at + 2] == (("arr", 1),)
+    after_slices = all(isinstance(k, tuple) and k[0] == "slice" for k in template[:at])
+    square = a.ndim >= at + 2 and a.shape[at] == a.shape[at + 1] == arrays[0].shape[0]
+    if not (adjacent and after_slices and square) or not (
+            arrays[0] is arrays[1] or a._trace.same_value(arrays[0], arrays[1])):
         return a, template, arrays
     diagonal = a.view_of(V.moveaxis(V.diagonal(a.header, 0, at, at + 1), -1, at))
     return diagonal, template[: at + 1] + template[at + 2 :], arrays[:1]
 
 
+def _probe_key(template, arrays, masks: bool = False) -> tuple:
+    """The key of ``template`` for a probe of the indexed array: a traced index array as zeros (in
+    range), or with ``masks`` a traced boolean mask as all True (its shape checked as NumPy's)."""
+    def stand_in(arr):
+        if not isinstance(arr, Tracer):
+            return arr
+        return np.ones(arr.shape, bool) if masks and arr.dtype == bool else np.zeros(arr.shape, np.intp)
+
+    return tuple(slice(*k[1:]) if isinstance(k, tuple) and k[0] == "slice" else
+                 stand_in(arrays[k[1]]) if isinstance(k, tuple) else k for k in template)
+
+
 def indexed_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
     """Shape of ``a[key]`` by NumPy's own rules, raising NumPy's IndexError."""
-    key = []
-    for k in template:
-        if isinstance(k, tuple) and k[0] == "slice":
-            key.append(slice(*k[1:]))
-        elif isinstance(k, tuple):
-            arr = arrays[k[1]]
-            key.append(np.zeros(arr.shape, np.intp) if isinstance(arr, Tracer) else arr)
-        else:
-            key.append(k)
     try:
-        return _probe(a.shape)[tuple(key)].shape
+        return _probe(a.shape)[_probe_key(template, arrays)].shape
     except IndexError as e:
         raise located(IndexError, str(e)) from None
 
@@ -171,11 +174,8 @@ def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
 def _check_mask_lengths(a: Tracer, template, arrays) -> None:
     """NumPy's IndexError for a boolean index whose length is not its axis's (a static fact, checked
     before any data-dependent count): from a probe indexed with masks of all True values."""
-    key = [slice(*k[1:]) if isinstance(k, tuple) and k[0] == "slice" else
-           (np.ones(arrays[k[1]].shape, bool) if isinstance(arrays[k[1]], Tracer) and arrays[k[1]].dtype == bool
-            else np.zeros(np.shape(arrays[k[1]]), np.intp)) if isinstance(k, tuple) else k for k in template]
     try:
-        _probe(a.shape)[tuple(key)]
+        _probe(a.shape)[_probe_key(template, arrays, masks=True)]
     except IndexError as e:
         if "boolean index did not match" in str(e):
             raise located(IndexError, str(e)) from None

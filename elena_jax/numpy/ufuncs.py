@@ -356,9 +356,10 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
         return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
     with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
         res_dtype = ufunc.accumulate(np.ones((2,), a.dtype), dtype=dtype).dtype
-        if dtype is None and out is not None and reduce_dtype(ufunc, a, None, out) != res_dtype:
-            # NB: as a reduction, in the ufunc's type for a and out (float32 into float64 in float64)
-            res_dtype = dtype = reduce_dtype(ufunc, a, None, out)
+        if dtype is None and out is not None:  # NB: as a reduction, in the ufunc's type for a and out
+            wide = reduce_dtype(ufunc, a, None, out)  # (float32 into float64 in float64)
+            if wide != res_dtype:
+                res_dtype = dtype = wide
     _check_folds(ufunc, "accumulate", a.dtype, dtype)
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
