@@ -306,6 +306,17 @@ def test_sums_of_a_selection_are_numpys_bit_for_bit():
     check_against_numpy(selection_sums, np.full(30, -1.0), -np.ones((3, 7)), rtol=0, atol=0)  # NB: none selected
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sums_of_a_selection_are_numpys_bit_for_bit(dtype):
+    """A complex run is summed as its interleaved real and imaginary values, each part in its own
+    lanes: its masked sum (and mean) were an ulp off in 28 of 30 selections of 300 values."""
+    rng = np.random.default_rng(17)
+    for n in (5, 300, 3000):
+        a = (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dtype) * 10.0 ** rng.integers(-3, 3, n)
+        check_against_numpy(lambda a: (a[a.real > -0.3].sum(), a[a.imag > 0].mean(), a[a.real > 9].sum()), a,
+                            rtol=0, atol=0)
+
+
 def dirichlet_rows(K, v):
     m = v > 0
     K[m, :] = 0.0

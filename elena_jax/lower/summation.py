@@ -337,7 +337,7 @@ def _plan(n: int) -> _Plan:
 
 
 def prefix_sum(x, count, start):
-    """``start`` plus NumPy's pairwise sum of ``x[:count]``, a real float run whose length
+    """``start`` plus NumPy's pairwise sum of ``x[:count]``, a float or complex run whose length
     ``count`` is traced (the elements ``a[mask]`` selects, moved to the front of ``x``).
 
     The recursion's shape depends on the length, so it is followed for every length at once:
@@ -346,7 +346,11 @@ def prefix_sum(x, count, start):
     levels' values combined from the deepest, each segment taking its leaf sum or the sum of its
     two halves. A left half's length is a multiple of 8, so every segment starts on a row of 8
     and only the last of a level (on the run's right edge) has a rest, or (the run itself)
-    fewer than 8 elements."""
+    fewer than 8 elements. A complex run is its interleaved (real, imaginary) values, twice as
+    long, each part summed in its own lanes (as `_pairwise`)."""
+    parts = 2 if x.dtype.kind == "c" else 1
+    if parts == 2:
+        x, count = jnp.stack([x.real, x.imag], -1).reshape(-1), 2 * jnp.asarray(count)
     n = x.shape[0]
     count = jnp.asarray(count)
     # NB: rows of 8, padded past the run: reads there are never used
@@ -361,27 +365,30 @@ def prefix_sum(x, count, start):
         sizes.append(jnp.stack([h, z - h], 1).ravel())
     # NB: every level's leaf sums at once (one gather), then the levels combined from the deepest
     ends = np.cumsum([0] + [2**d for d in range(len(sizes))])  # NB: level d has 2**d segments
-    own = _leaf_sums(x, rows, jnp.concatenate(starts), jnp.concatenate(sizes), ends[1:] - 1)
+    own = _leaf_sums(x, rows, jnp.concatenate(starts), jnp.concatenate(sizes), ends[1:] - 1, parts)
     values = None
     for d in reversed(range(len(sizes))):
         leaf = own[ends[d] : ends[d + 1]]
-        values = leaf if values is None else jnp.where(sizes[d] <= _BLOCK, leaf, values[0::2] + values[1::2])
-    return _start(start, x.dtype, ()) + values[0]  # NB: 0.0 + -0.0 is 0.0, which XLA would fold away
+        values = leaf if values is None else jnp.where((sizes[d] <= _BLOCK)[:, None], leaf,
+                                                       values[0::2] + values[1::2])
+    total = values[0, 0] if parts == 1 else lax.complex(values[0, 0], values[0, 1])
+    return _start(start, total.dtype, ()) + total  # NB: 0.0 + -0.0 is 0.0, which XLA would fold away
 
 
-def _leaf_sums(x, rows, starts, sizes, lasts):
-    """NumPy's pairwise sum of each segment ``x[start:start + size]`` of at most 128 elements:
-    8 lanes down its rows, meeting; the rest of the segments at ``lasts`` (a level's last) then
-    one by one (of fewer than 8 elements, all of them, from -0.0)."""
+def _leaf_sums(x, rows, starts, sizes, lasts, parts: int):
+    """NumPy's pairwise sum of each segment ``x[start:start + size]`` of at most 128 elements,
+    ``(segments, parts)``: 8 lanes down its rows, meeting per part; the rest of the segments at
+    ``lasts`` (a level's last) then one by one (of fewer than 8 elements, all of them, from -0.0)."""
     full = sizes // _LANES
     block = rows[(starts // _LANES)[:, None] + jnp.arange(_BLOCK // _LANES)]  # (segments, 16, 8)
     lanes = block[:, 0]
     for t in range(1, _BLOCK // _LANES):
         lanes = jnp.where((t < full)[:, None], lanes + block[:, t], lanes)
-    total = _meet(lanes, 1)[0]
-    last, size = total[lasts], sizes[lasts]
+    total = jnp.stack(_meet(lanes, parts), -1)
+    last, size = total[lasts], sizes[lasts][:, None]
     last = jnp.where(size < _LANES, jnp.asarray(-0.0, x.dtype), last)
     rest = starts[lasts] + full[lasts] * _LANES
-    for i in range(_LANES - 1):
-        last = jnp.where(i < size % _LANES, last + x[rest + i], last)
+    for i in range(_LANES - 1):  # NB: a rest starts on a row of 8: its parts alternate from the first
+        p = i % parts
+        last = last.at[:, p].set(jnp.where(i < size[:, 0] % _LANES, last[:, p] + x[rest + i], last[:, p]))
     return total.at[lasts].set(last)

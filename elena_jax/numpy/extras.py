@@ -62,10 +62,12 @@ def _quantile(func):
     even): refused rather than a different answer. Linear quantiles at static ``q`` are NumPy's
     steps (`_linear`): of integers, the difference of the two neighbours in their own type wraps
     where it overflows (np.percentile of int8 [-100, 100] at 50 is 128.0), where JAX's floats
-    would not; of float32, a float64 ``q`` interpolates in float64 (jax.numpy's in float32)."""
+    would not; of float32, a float64 ``q`` interpolates in float64 (jax.numpy's in float32).
+    Midpoint quantiles are NumPy's lerp at half-way, nan-quantiles of floats NumPy's per row of
+    its non-NaN values (jax.numpy's interpolations were an ulp off)."""
     generic = jnp_function(func)
     percent = "percentile" in func.__name__
-    kinds = "iu" if func.__name__.startswith("nan") else "iuf"  # NB: NaNs skipped: JAX's steps
+    skip_nans = func.__name__.startswith("nan")
 
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         method = kwargs.get("interpolation", method)
@@ -87,7 +89,8 @@ def _quantile(func):
             q = known = float(known) if type(known) is int else np.asarray(known, np.float64)
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
-        if not (isinstance(a, Tracer) and a.dtype.kind in kinds and a.size and method == "linear" and not kwargs
+        if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and method in ("linear", "midpoint")
+                and not kwargs
                 and qs is not None and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
@@ -95,36 +98,65 @@ def _quantile(func):
         if out is not None:  # NB: and its cast into out (an interpolation into integers is refused)
             _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims}, out)
         weak = type(q) in (int, float)
-        return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims)], out, False)
+        nans = skip_nans and a.dtype.kind == "f"
+        return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims, method, nans)], out, False)
 
     impl.__name__ = func.__name__
     return impl
 
 
-def _linear(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool) -> Tracer:
-    """NumPy's linear quantiles ``qs`` along ``axis``: its neighbour indices, bounds, weights
-    and ``_lerp`` formula, on the sorted array; a weight of a Python number ``q`` is itself a
-    Python number (weak: float32 data stays float32), and a row holding a NaN gives NaN."""
+def _linear(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, method: str = "linear",
+            skip_nans: bool = False) -> Tracer:
+    """NumPy's linear (or midpoint) quantiles ``qs`` along ``axis``: its virtual indices,
+    neighbours, bounds, weights and ``_lerp`` formula, on the sorted array. A weight of a Python
+    number ``q`` is used as a Python number (weak: float32 data stays float32). A row holding a
+    NaN gives NaN; with ``skip_nans`` (np.nanquantile) a row's count is its non-NaN values, which
+    sort first, so its virtual indices are traced and its neighbours gathered."""
     ax = 0 if axis is None else V.normalize_axis(axis, a.ndim)
     s = np.moveaxis(np.sort(np.ravel(a) if axis is None else a, axis=ax), ax, 0)
-    n = s.shape[0]
-    virtual = (n - 1) * qs
+    per_row = qs.reshape(qs.shape + (1,) * (s.ndim - 1))
+    if skip_nans:
+        count = np.sum(~np.isnan(s), axis=0)
+        virtual = (count - 1).astype(qs.dtype) * per_row  # NB: NumPy's Python int count keeps q's type
+    else:
+        count = s.shape[0]
+        virtual = (count - 1) * qs
+    if method == "midpoint":
+        virtual = 0.5 * (np.floor(virtual) + np.ceil(virtual))
     if virtual.dtype.kind in "iu":  # NB: integer q (0 or 1): the elements themselves
-        return _nan_rows(s, s[virtual], a, axis, ax, qs, keepdims)
-    below, above = virtual < 0, virtual >= n - 1
-    previous = np.where(above, -1, np.where(below, 0, np.floor(virtual))).astype(np.intp)
-    following = np.where(above, -1, np.where(below, 0, np.floor(virtual) + 1)).astype(np.intp)
-    gamma = np.asarray(virtual - previous, virtual.dtype)
-    gamma = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * (s.ndim - 1))
-    lo, hi = s[previous], s[following]
+        return _quantile_result(s, _neighbours(s, virtual, skip_nans), a, axis, ax, qs, keepdims, skip_nans)
+    below, above, floor = virtual < 0, virtual >= count - 1, np.floor(virtual)
+    last = count - 1 if skip_nans else -1
+    previous = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
+    following = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
+    gamma = virtual - previous
+    if not skip_nans:
+        gamma = np.asarray(gamma, virtual.dtype)
+        gamma = float(gamma) if weak else gamma.reshape(per_row.shape)
+    lo, hi = _neighbours(s, previous, skip_nans), _neighbours(s, following, skip_nans)
     diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
-    r = np.where(np.asarray(gamma) >= 0.5, hi - diff * (1 - gamma), lo + diff * gamma)
-    return _nan_rows(s, r, a, axis, ax, qs, keepdims)
+    t, rest = gamma, 1 - gamma
+    if weak and skip_nans:  # NB: as a Python float's: 1 - gamma in float64, then the data's type
+        t, rest = t.astype(s.dtype), rest.astype(s.dtype)
+    r = np.where((gamma if skip_nans else np.asarray(gamma)) >= 0.5, hi - diff * rest, lo + diff * t)
+    return _quantile_result(s, r, a, axis, ax, qs, keepdims, skip_nans)
 
 
-def _nan_rows(s: Tracer, r: Tracer, a: Tracer, axis, ax: int, qs: np.ndarray, keepdims: bool) -> Tracer:
-    """The quantiles ``r`` of the sorted ``s``, NaN (its last element) where a row holds a NaN."""
-    if a.dtype.kind == "f":
+def _neighbours(s: Tracer, index, per_row: bool) -> Tracer:
+    """``s``'s elements at ``index`` along its first axis: static indices for all rows, or each
+    row's own (an all-NaN row's index of -1 clamped to its first element, a NaN)."""
+    if not per_row:
+        return s[index]
+    one_q = index.ndim < s.ndim
+    taken = np.take_along_axis(s, np.maximum(index[None] if one_q else index, 0), axis=0)
+    return taken[0] if one_q else taken
+
+
+def _quantile_result(s: Tracer, r: Tracer, a: Tracer, axis, ax: int, qs: np.ndarray, keepdims: bool,
+                     skip_nans: bool) -> Tracer:
+    """The quantiles ``r`` of the sorted ``s``, NaN (its last element) where a row holds a NaN
+    (unless NaNs are skipped), shaped for ``keepdims``."""
+    if a.dtype.kind == "f" and not skip_nans:
         r = np.where(np.isnan(s[-1]), s[-1], r)
     if keepdims:
         r = r.reshape(qs.shape + tuple(1 if axis is None or i == ax else m for i, m in enumerate(a.shape)))

@@ -174,9 +174,11 @@ class Masked:
 
     def _sums_as_one_run(self, name: str, kwargs: dict) -> bool:
         """Whether NumPy sums the whole selection, a fresh C-ordered array, as one run pairwise,
-        in its own type: float32 and float64 (masked sums of others are exact, or not modelled);
+        in its own type: float32, float64 and their complex types (masked sums of others are exact,
+        or not modelled);
         np.mean takes no ``initial`` (NumPy's TypeError comes from the masked reduction)."""
-        return self.dtype in (np.float32, np.float64) and kwargs.get("dtype") in (None, self.dtype) \
+        return self.dtype in (np.float32, np.float64, np.complex64, np.complex128) \
+            and kwargs.get("dtype") in (None, self.dtype) \
             and set(kwargs) <= ({"dtype", "initial"} if name == "sum" else {"dtype"})
 
     def _sum(self, initial):
