@@ -443,6 +443,34 @@ def test_checked_mode_raises_when_weights_sum_to_zero(w):
     np.testing.assert_array_equal(unchecked, [-np.inf, -np.inf])  # NB: -1 / 0 in each row
 
 
+def binned(x, out):
+    counts, edges = np.histogram(x, bins=4)
+    out[:] = counts
+    return edges, np.histogramdd(np.stack([x, -x], 1), bins=3)[0]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, None])
+def test_checked_mode_raises_for_an_automatic_histogram_range_that_is_not_finite(bad):
+    """NumPy's np.histogram/histogramdd raise ValueError where they take the range from data
+    holding NaN or inf: checked mode too, before the caller's array is written; unchecked, the
+    edges are NaN or infinite."""
+    x, out = np.array([1.0, 3.0, 2.0, 0.5]), np.zeros(4, np.int64)
+    g = elena_jax.functionalize(binned, checked=True)
+    if bad is None:
+        want = binned(x.copy(), np.zeros(4, np.int64))
+        for got, w in zip(g(x, out), want):
+            np.testing.assert_array_equal(got, w)
+        return
+    x[1] = bad
+    with pytest.raises(ValueError, match="autodetected range"):
+        binned(x.copy(), np.zeros(4, np.int64))
+    with pytest.raises(ValueError, match=r"autodetected range of the data.*not finite \(checked mode\)[\s\S]*test_api"):
+        g(x, out)
+    np.testing.assert_array_equal(out, np.zeros(4))
+    edges, _ = elena_jax.functionalize(binned)(x, out)
+    assert not np.isfinite(edges).all()
+
+
 W = np.array([[1, -1, 3, 1], [1e16, -1e16, -1, 1], [1e16, -1, -3, -3], [1e16, 3, -1e16, 1e16], [-1, -1, -1e16, -1e16]])
 
 

@@ -46,8 +46,8 @@ def copy(ins, outs):
     return [ins[0]]
 
 
-@rule("check_nonzero")
-def check_nonzero(ins, outs, message):
+@rule("check")
+def check(ins, outs, error, message):
     """Nothing to compute: the op exists for its check (value_check), which checked mode raises."""
     return []
 
@@ -704,8 +704,8 @@ def value_check(op) -> tuple[BaseException, Callable] | None:
             return jnp.any(jnp.stack(bad)) if bad else jnp.zeros((), bool)
 
         return IndexError("index out of bounds in a traced index array"), flag
-    if op.prim == "check_nonzero":
-        return ZeroDivisionError(op.params["message"]), lambda ins, results: jnp.any(jnp.asarray(ins[0]) == 0)
+    if op.prim == "check":  # NB: its operand is true where NumPy raises
+        return op.params["error"](op.params["message"]), lambda ins, results: jnp.any(jnp.asarray(ins[0]))
     name = op.params.get("name")
     if op.prim == "jnp" and name in _LINALG_ERRORS:  # NB: a finite matrix whose result is not: LAPACK's info > 0
         return np.linalg.LinAlgError(_LINALG_ERRORS[name]), lambda ins, results: (

@@ -36,6 +36,7 @@ from .functions import (
     _known,
     _returned,
     jnp_function,
+    raise_where,
     traced_linspace,
 )
 from .ufuncs import numpy_errors
@@ -527,7 +528,8 @@ def _weighted_counts(a: Tracer, edges: Tracer, weights: Tracer, equal: bool) -> 
 def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
     """NumPy's ``linspace(first, last, bins + 1)``: of a static range, NumPy's own (in float64,
     cast to the data's type); of the data's min and max, computed in the data's float type,
-    rounded as NumPy rounds it (`traced_linspace`)."""
+    rounded as NumPy rounds it (`traced_linspace`), NumPy's ValueError in checked mode where
+    they are not finite."""
     probe = np.zeros(1, a.dtype)
     if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
         with warnings.catch_warnings():
@@ -536,6 +538,8 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
     if bins < 1:
         raise located(ValueError, "`bins` must be positive, when an integer")
     first, last = a.min(), a.max()
+    raise_where(~(np.isfinite(first) & np.isfinite(last)), ValueError,
+                "autodetected range of the data (its min and max) is not finite")
     same = first == last
     return traced_linspace(np.where(same, first - 0.5, first), np.where(same, last + 0.5, last), bins + 1)
 
@@ -1319,7 +1323,8 @@ def _outer_edges(column: Tracer, limits):
     """The first and last edge of one dimension, as NumPy chooses them: the range given (checked
     as NumPy checks it), (0, 1) for no data, else the data's min and max (traced); equal ends
     are moved half a unit apart. NB: NumPy raises where the data's range is not finite, which
-    only the data can tell: such edges come out NaN or infinite instead."""
+    only the data can tell: checked mode raises (`_uniform_edges`), else the edges come out NaN
+    or infinite."""
     if limits is not None:
         first, last = limits
         if first > last:

@@ -492,7 +492,7 @@ def _check_inexact(dtype, out) -> None:
 def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
     """NumPy's ``average`` step by step: the mean, or the sum of the weighted values over the sum
     of the weights, each in NumPy's order. NumPy raises ZeroDivisionError where the weights sum
-    to zero, a fact of the values: checked mode raises it too (a ``check_nonzero`` op), else the
+    to zero, a fact of the values: checked mode raises it too (`raise_where`), else the
     quotient is inf or NaN."""
     a = _arr(a)
     axes = None if axis is None else reduce_axes(axis, a.ndim)
@@ -514,8 +514,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue)
         scale = np.sum(w, axis=axes, dtype=dtype, **kw)
         known = w._trace.known_value(w, laid_out=True) if isinstance(w, Tracer) else None
         # NB: weights known now: NumPy's own sum of them says whether NumPy raises
-        _nonzero(scale if known is None else np.sum(known, axis=axes, dtype=dtype, **kw),
-                 "Weights sum to zero, can't be normalized")
+        raise_where((scale if known is None else np.sum(known, axis=axes, dtype=dtype, **kw)) == 0,
+                    ZeroDivisionError, "Weights sum to zero, can't be normalized")
         avg = np.true_divide(np.sum(np.multiply(a, w, dtype=dtype), axis=axes, **kw), scale)
     if not returned:
         return avg
@@ -524,14 +524,14 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue)
     return avg, scale
 
 
-def _nonzero(x, message: str) -> None:
-    """NumPy's ZeroDivisionError where any element of ``x`` is zero: at once for a value known
-    now, else an op with no result that checked mode turns into the error (rules.value_check)."""
-    if not isinstance(x, Tracer):
-        if np.any(np.asarray(x) == 0):
-            raise located(ZeroDivisionError, message)
+def raise_where(flags, error: type[BaseException], message: str) -> None:
+    """NumPy's ``error`` where any of ``flags`` is true, a fact of the values: at once for a value
+    known now, else an op with no result that checked mode turns into the error (rules.value_check)."""
+    if not isinstance(flags, Tracer):
+        if np.any(flags):
+            raise located(error, message)
         return
-    x._trace.record("check_nonzero", [x._trace.operand(x)], [], {"message": message})
+    flags._trace.record("check", [flags._trace.operand(flags)], [], {"error": error, "message": message})
 
 
 @implements(np.fix)
