@@ -1028,6 +1028,7 @@ def nan_and_midpoint_quantiles(x):
     return (np.nanpercentile(x, [10, 33, 50, 77]), np.nanpercentile(rows, 30, axis=1),
             np.nanquantile(rows, [0.25, 0.9], axis=0, keepdims=True), np.nanquantile(rows32, 0.3, axis=1),
             np.nanquantile(rows32, np.array([0.3, 0.6]), axis=1), np.nanquantile(rows, 1, axis=1),
+            np.nanpercentile(rows32, np.float32(30.0), axis=1), np.nanpercentile(x, 30, keepdims=True),
             np.quantile(rows, [0.1, 0.35], axis=0, method="midpoint"), np.percentile(x, 33, method="midpoint"))
 
 

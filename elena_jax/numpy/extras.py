@@ -130,9 +130,8 @@ def _linear(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, method:
     last = count - 1 if skip_nans else -1
     previous = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
     following = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
-    gamma = virtual - previous
+    gamma = (virtual - previous).astype(virtual.dtype)  # NB: NumPy's keeps a float32 q's type
     if not skip_nans:
-        gamma = np.asarray(gamma, virtual.dtype)
         gamma = float(gamma) if weak else gamma.reshape(per_row.shape)
     lo, hi = _neighbours(s, previous, skip_nans), _neighbours(s, following, skip_nans)
     diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
