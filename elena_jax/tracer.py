@@ -16,6 +16,7 @@ another thread.
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -450,25 +451,32 @@ class Tracer:
     # -- concretization: data-dependent Python ----------------------------------
 
     def _concrete(self, what: str, advice: str = "data-dependent Python control flow cannot be functionalized "
-                                                  "(use np.where, or pass the value as a static argument)"):
+                                                  "(use np.where, or pass the value as a static argument)",
+                  convert: Callable | None = None):
+        """``convert`` of the value, where it is known at trace time (a constant made inside f, an
+        integer or boolean result of constants: the same at every call), as NumPy converts it; else
+        a ConcretizationError saying ``what`` needed the value."""
+        known = self._trace.known_value(self) if convert is not None else None
+        if known is not None:
+            return convert(known)
         raise ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
                                   f"\n  at {user_location()}")
 
     def __bool__(self):
         return self._concrete("bool() (an `if`, `while`, `and`/`or`, assert, or Python's min()/max() of traced "
-                              "values: np.minimum/np.maximum, np.min/np.max)")
+                              "values: np.minimum/np.maximum, np.min/np.max)", convert=bool)
 
     def __int__(self):
-        return self._concrete("int()")
+        return self._concrete("int()", convert=int)
 
     def __float__(self):
-        return self._concrete("float()")
+        return self._concrete("float()", convert=float)
 
     def __complex__(self):
-        return self._concrete("complex()")
+        return self._concrete("complex()", convert=complex)
 
     def __index__(self):
-        return self._concrete("using an array as a Python index")
+        return self._concrete("using an array as a Python index", convert=operator.index)
 
     def __format__(self, spec: str) -> str:
         if not spec:
@@ -582,6 +590,7 @@ class Tracer:
 
     @locating
     def __getitem__(self, key) -> Tracer:
+        key = _known_key(key)
         if is_basic_index(key):
             out = self.view_of(self.index_view(key))
             if out.ndim == 0 and not _has_ellipsis(key):
@@ -599,7 +608,7 @@ class Tracer:
 
     @locating
     def __setitem__(self, key, value) -> None:
-        HOOKS["setitem"](self, key, value)
+        HOOKS["setitem"](self, _known_key(key), value)
 
     # -- the NumPy protocols ------------------------------------------------------
 
@@ -628,6 +637,19 @@ def is_basic_index(key) -> bool:
         or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
         for k in parts
     )
+
+
+def _known_key(key):
+    """``key`` with its traced integer scalars and slice bounds whose values are known at trace
+    time (an element of ``np.arange(1, 7)``) as Python ints: a basic index, as NumPy's."""
+    def known(k):
+        value = k._trace.known_value(k) if isinstance(k, Tracer) and k.ndim == 0 and k.dtype.kind in "iu" else None
+        return k if value is None else int(value)
+
+    def part(k):
+        return slice(known(k.start), known(k.stop), known(k.step)) if isinstance(k, slice) else known(k)
+
+    return tuple(map(part, key)) if isinstance(key, tuple) else part(key)
 
 
 def _has_ellipsis(key) -> bool:

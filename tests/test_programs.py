@@ -1422,6 +1422,30 @@ def test_nonzero_of_a_constant_built_inside():
     check_against_numpy(f, F)
 
 
+def lagged_differences(traj):
+    """Python values of constants made inside f: loop bounds, slice bounds, a branch, a float."""
+    out = []
+    for lag in np.arange(1, 4):
+        dd = traj[lag:] - traj[:-lag]
+        out.append(np.abs(dd).sum(axis=1))
+    k = np.arange(5)[2]
+    if k > 1 and bool(np.arange(3)[1] == 1):
+        traj[k, :: np.arange(4)[1]] = -1.0
+    for i in range(np.arange(4)[3]):
+        out.append(traj[i] * float(np.linspace(0, 1, 5)[1]))
+    return out, traj
+
+
+def test_python_values_of_constants_made_inside():
+    """A scalar of a constant made inside f (an element of ``np.arange(1, 7)``, a comparison of
+    one) is known at trace time, the same at every call: ``int``/``bool``/``float``/``__index__``
+    and slice bounds take its value, as NumPy's (they were refused as data-dependent; an
+    acceptance campaign's find, session 21). A write through ``traj[k, ::s]`` stays a view's."""
+    check_against_numpy(lagged_differences, np.random.default_rng(0).normal(size=(10, 2)), rtol=0, atol=0)
+    with pytest.raises(elena_jax.ConcretizationError, match="slice with traced bounds"):
+        elena_jax.functionalize(lambda t, i: t[i:])(np.ones(4), np.int64(1))
+
+
 def test_a_written_or_float_computed_constant_is_not_known():
     """Once written, or computed in floating point (where XLA may round otherwise), a constant
     made inside f is traced like any array: a data-dependent shape of it is refused."""

@@ -309,7 +309,12 @@ def _check_value_shape(value, shape) -> None:
 
 
 def copy(a, order: str = "C") -> Tracer:
-    return fresh(trace_of(a), "copy", [a], shape_of(a), a.dtype, layout=like_order(a, order))
+    trace = trace_of(a)
+    out = fresh(trace, "copy", [a], shape_of(a), a.dtype, layout=like_order(a, order))
+    known = trace.known_value(a) if isinstance(a, Tracer) else None
+    if known is not None:  # NB: the copy of a constant (a scalar read of np.arange(1, 7)) is known too
+        trace.know(out, known)
+    return out
 
 
 HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
