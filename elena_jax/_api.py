@@ -445,9 +445,9 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     ``checked=True`` raises the errors NumPy raises from the values: IndexError
     for traced integer indices out of range (by default XLA clamps reads and drops
     such writes), LinAlgError for singular matrices, ValueError for negative
-    integer powers, for all-NaN slices of nanargmin/nanargmax and for an automatic
-    np.histogram range of data holding NaN or inf, ZeroDivisionError for np.average
-    weights that sum to zero.
+    integer powers, for all-NaN slices of nanargmin/nanargmax, for an automatic
+    np.histogram range of data holding NaN or inf and for np.digitize bins that are
+    not monotonic, ZeroDivisionError for np.average weights that sum to zero.
 
     ``fma=False`` rounds every float product on its own, as NumPy does, so that
     ``a * b + c`` is NumPy's bit for bit; by default XLA may contract a product

@@ -1049,3 +1049,19 @@ def test_nan_and_midpoint_quantiles_are_numpys_bit_for_bit_with_fma_off():
         for g, w in zip(got, want):
             assert_same(g, w, 0, 0)
     check_against_numpy(nan_and_midpoint_quantiles, x)  # NB: with contractions, within ulps
+
+
+def test_digitize_refuses_bins_neither_increasing_nor_decreasing():
+    """NumPy raises ValueError for such bins; jax.numpy answered ([2, 2, 2, 2] of zeros against
+    [1, 0, 2]): at once for bins known at trace time, in checked mode for traced ones (an
+    acceptance campaign's find, session 21)."""
+    x = np.array([0.5, 1.5, -1.0, 2.5])
+    for bins in (np.array([1.0, 0.0, 2.0]), [1.0, 0.0, 2.0]):
+        with pytest.raises(ValueError, match="monotonically"):
+            elena_jax.functionalize(lambda x, b=bins: np.digitize(x, b))(x)
+    check_against_numpy(lambda x: (np.digitize(x, np.array([2.0, 1.0, 0.0])), np.digitize(x, [0, 1, 2], right=True),
+                                   np.digitize(x, np.sort(x))), x)
+    traced = elena_jax.functionalize(lambda x, b: np.digitize(x, b), checked=True)
+    with pytest.raises(ValueError, match=r"monotonically increasing or decreasing \(checked mode\)"):
+        traced(x, np.array([1.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(traced(x, np.array([3.0, 1.0, 1.0])), np.digitize(x, np.array([3.0, 1.0, 1.0])))

@@ -167,10 +167,25 @@ for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
     implements(_f)(_quantile(_f))
 
 EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "isin", "ediff1d", "block",
-                 "digitize", "diagflat", "polyval", "polyfit"]
+                 "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+_digitize = jnp_function(np.digitize)
+
+
+@implements(np.digitize)
+def digitize(x, bins, right=False):
+    """jax.numpy's, after NumPy's ValueError for bins neither increasing nor decreasing (JAX
+    answers): at once for bins known at trace time, in checked mode for traced ones."""
+    known = _known(bins)
+    if known is not None and not has_tracer(known):
+        np.digitize(np.zeros(0), known, right)  # NB: NumPy's own checks of the bins
+    elif isinstance(bins, Tracer) and bins.ndim == 1:
+        steps = np.diff(bins)
+        raise_where(np.any(steps > 0) & np.any(steps < 0), ValueError,
+                    "bins must be monotonically increasing or decreasing")
+    return _digitize(x, bins, right=right)
 
 FFT = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
        "fftshift", "ifftshift"]
