@@ -69,6 +69,11 @@ class Traced:
     inputs: list | None = None
     write_back: list[int] | None = None
     aliases: dict[int, int] = dataclasses.field(default_factory=dict)  # result index -> final index: the same array
+    borrowed: tuple = ()  # (array, its value when traced) of the NumPy arrays read from outside f
+
+    def stale(self) -> bool:
+        """Whether a NumPy array read from outside f holds another value than when traced."""
+        return any(not _same_bits(a, then) for a, then in self.borrowed)
 
 
 _KINDS: dict[type, str] = {}  # leaf type -> "numpy", "jax" or "other" (memoized: isinstance on ABCs is slow)
@@ -198,6 +203,9 @@ class Functionalized:
             traced = self._cache.get(full_key)
             if traced is not None:
                 self._cache.move_to_end(full_key)
+        if traced is not None and traced.stale():
+            self._warn_stale(traced)
+            traced = None
         if traced is None:
             traced = self._trace(treedef, key, self._paths(args, kwargs))
             with self._lock:
@@ -224,16 +232,30 @@ class Functionalized:
                 raise type(e)(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
                               "results are arrays and numbers, or pytrees of them") from None
         program.verify()
+        borrowed = tuple(trace.borrowed.values())
         arguments.refuse_unshareable_writes()
         if self.options.optimize:
             program = optimize(program)
         run = lower(program, checked=self.options.checked, fma=self.options.fma)
         if not arguments.shared:
             fn = jax.jit(run) if self.options.jit else run
-            return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths, aliases=run.aliases)
+            return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths, aliases=run.aliases,
+                          borrowed=borrowed)
         by_leaf, mutated, write_back, aliases = arguments.finals_by_leaf(run, program)
         fn = jax.jit(by_leaf) if self.options.jit else by_leaf
-        return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back, aliases)
+        return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back, aliases,
+                      borrowed)
+
+    def _warn_stale(self, traced: Traced) -> None:
+        """Once per function: a NumPy array read from outside it changed, so it is traced and
+        compiled again (NumPy reads it anew at each call)."""
+        if "<borrowed>" in self._warned:
+            return
+        self._warned.add("<borrowed>")
+        shapes = ", ".join(f"{a.shape}:{a.dtype}" for a, then in traced.borrowed if not _same_bits(a, then))
+        warnings.warn(f"{self.__name__} reads NumPy arrays from outside it ({shapes}) whose values changed since "
+                      "it was traced: traced and compiled again at each change; pass them as arguments instead",
+                      stacklevel=5)
 
     # -- calling ---------------------------------------------------------------------
 
@@ -273,6 +295,17 @@ class Functionalized:
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` holds ``b``'s values bit for bit (NaNs equal, -0.0 not 0.0)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind == "c":
+        return _same_bits(a.real, b.real) and _same_bits(a.imag, b.imag)
+    if a.dtype.kind == "f" and a.dtype.itemsize in (2, 4, 8):
+        a, b = a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}")
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
 
 
 def _raise_checked(flags, checks) -> None:

@@ -35,12 +35,18 @@ class ConcretizationError(UnsupportedError, TypeError):
     """
 
 
+def is_user_file(name: str) -> bool:
+    """Whether code of file ``name`` is the user's: neither elena_jax's nor NumPy's nor JAX's
+    nor Python's own."""
+    return not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen")
+
+
 def user_location() -> str:
     """``file:line`` and source text of the innermost user frame."""
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen"):
+        if is_user_file(name):
             text = linecache.getline(name, frame.f_lineno).strip()
             where = f"{name}:{frame.f_lineno}"
             return f"{where}: {text}" if text else where

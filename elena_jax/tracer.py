@@ -16,7 +16,9 @@ another thread.
 from __future__ import annotations
 
 import contextlib
+import dis
 import operator
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import view as V
-from .errors import ConcretizationError, UnsupportedError, located, locating, user_location
+from .errors import ConcretizationError, UnsupportedError, is_user_file, located, locating, user_location
 from .ir import Access, Const, Op, Operand, Program
 from .storage import Storage
 
@@ -56,6 +58,10 @@ class Trace:
         # and base storage id -> [(reinterpreted storage, base view, kind)].
         self.base_of: dict[int, tuple[Tracer, str]] = {}
         self.reinterpreted: dict[int, list[tuple[Storage, Tracer, str]]] = {}
+        # NumPy arrays the user's code handed in from outside f (globals, closures, attributes
+        # of self), each with a copy of its value then: id -> (array, copy). The program holds
+        # that value as a constant; a later call whose array holds another is traced again.
+        self.borrowed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     @contextlib.contextmanager
     def active(self) -> Iterator[Trace]:
@@ -65,6 +71,18 @@ class Trace:
             yield self
         finally:
             stack.pop()
+
+    def borrow(self, values: Any) -> None:
+        """Keep the NumPy arrays among ``values`` (nested in tuples, lists and dicts) with a copy
+        of their value now: read from outside f, they are the program's constants."""
+        if isinstance(values, np.ndarray):
+            if id(values) not in self.borrowed:
+                self.borrowed[id(values)] = (values, values.copy())
+        elif isinstance(values, (tuple, list)):
+            for v in values:
+                self.borrow(v)
+        elif isinstance(values, dict):
+            self.borrow(list(values.values()))
 
     # -- storages and ops ---------------------------------------------------
 
@@ -459,6 +477,7 @@ class Tracer:
         known = self._trace.known_value(self) if convert is not None else None
         if known is not None:
             return convert(known)
+        what, advice = _NUMPY_SUBSCRIPT.get(_numpy_asks_for(sys._getframe(2)), (what, advice))
         raise ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
                                   f"\n  at {user_location()}")
 
@@ -590,6 +609,7 @@ class Tracer:
 
     @locating
     def __getitem__(self, key) -> Tracer:
+        _borrowed(self, key)
         key = _known_key(key)
         if is_basic_index(key):
             out = self.view_of(self.index_view(key))
@@ -608,11 +628,13 @@ class Tracer:
 
     @locating
     def __setitem__(self, key, value) -> None:
+        _borrowed(self, (key, value))
         HOOKS["setitem"](self, _known_key(key), value)
 
     # -- the NumPy protocols ------------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _borrowed(self, (inputs, kwargs))
         rule = UFUNCS.get(method if method != "__call__" else ufunc.__name__)
         if method != "__call__" and rule is not None:
             return rule(ufunc, *inputs, **kwargs)
@@ -622,11 +644,47 @@ class Tracer:
         return rule(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
+        _borrowed(self, (args, kwargs))
         rule = FUNCTIONS.get(func)
         if rule is None:
             name = getattr(func, "__module__", "numpy").replace("numpy._core", "numpy")
             raise located(UnsupportedError, f"{name}.{func.__name__} is not supported by elena_jax")
         return rule(*args, **kwargs)
+
+
+# What NumPy converting a traced value for the user's subscript means, and what to write instead.
+_NUMPY_SUBSCRIPT = {
+    "STORE_SUBSCR": ("writing into a NumPy array that is not traced (a global, a closure's, an attribute "
+                     "such as self.state)", "elena_jax traces the arguments and the arrays made inside: pass "
+                     "that array as an argument (writes into NumPy arguments are copied back), or make it "
+                     "inside the function (np.zeros) and return it"),
+    "BINARY_SUBSCR": ("a NumPy array that is not traced indexed by a traced array (table[idx])",
+                      "make the table traced first: np.asarray(table)[idx]"),
+}
+
+
+def _numpy_asks_for(frame) -> str | None:
+    """The instruction of the user's code that NumPy converts a traced value for, where NumPy
+    itself (no Python frame between) asks from the user's ``frame``: ``STORE_SUBSCR`` for
+    ``BUF[0] = x`` into a NumPy array, ``BINARY_SUBSCR`` for ``table[idx]``; else None."""
+    if frame is None or not is_user_file(frame.f_code.co_filename) or frame.f_lasti < 0:
+        return None
+    return dis.opname[frame.f_code.co_code[frame.f_lasti]]
+
+
+# Files whose frames only forward a user's call: the operators here, errors.locating's wrapper.
+_FORWARDING = frozenset({__file__, locating.__code__.co_filename})
+
+
+def _borrowed(t: Tracer, values: Any) -> None:
+    """Borrow (`Trace.borrow`) the NumPy arrays among ``values`` where the user's code handed them
+    to a method of ``t``: the caller two frames up, looking through this module's forwarding
+    (operators, `locating`); a rule of elena_jax's passes arrays of its own."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in _FORWARDING:
+        frame = frame.f_back
+    if frame is not None and is_user_file(frame.f_code.co_filename):
+        t._trace.borrow(values)
 
 
 def is_basic_index(key) -> bool:

@@ -314,6 +314,37 @@ def test_writing_a_traced_value_into_a_numpy_array_names_the_helpers_line(tmp_pa
         elena_jax.functionalize(ej_helper_module.doubled)(np.ones(3))
 
 
+STATE = np.zeros(3)
+
+
+class Biquad:
+    def __init__(self):
+        self.z = np.zeros(2)
+
+    def step(self, x):
+        y = x * 2 + self.z[0]
+        self.z[0] = x[0]
+        return y
+
+
+def into_a_global(x):
+    STATE[:] = x
+    return x
+
+
+@pytest.mark.parametrize("f", [into_a_global, Biquad().step])
+def test_writing_a_traced_value_into_a_numpy_array_from_outside_says_what_to_write(f):
+    """NumPy itself converts the value written into its array (a global, an attribute of self):
+    the error says so and how to write it (it said data-dependent control flow, under NumPy's
+    ValueError), at the line (an acceptance campaign's find)."""
+    with pytest.raises((elena_jax.ConcretizationError, ValueError)) as info:
+        elena_jax.functionalize(f)(np.ones(3))
+    error = info.value if isinstance(info.value, elena_jax.ConcretizationError) else info.value.__cause__
+    assert re.search(r"writing into a NumPy array that is not traced[\s\S]*pass that array as an argument[\s\S]*"
+                     + HERE + r":\d+: (STATE\[:\]|self\.z\[0\]) = x", str(error)), str(error)
+    np.testing.assert_array_equal(STATE, 0.0)
+
+
 def reversed_copyto_mask(a):
     np.copyto(a[::-1], a, where=a)
     return a

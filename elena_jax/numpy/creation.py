@@ -24,7 +24,7 @@ import threading
 import numpy as np
 import numpy.lib._index_tricks_impl as _index_tricks
 
-from ..errors import _SKIPPED, ConcretizationError, user_location
+from ..errors import ConcretizationError, is_user_file, user_location
 from ..tracer import Tracer, current_trace
 from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
 
@@ -235,14 +235,14 @@ def traced_user_call(depth: int = 1) -> bool:
     caller's, or the Python caller of compiled code in between) is user code."""
     if current_trace() is None:
         return False
-    caller = sys._getframe(depth + 1).f_code.co_filename
-    return not caller.startswith(_SKIPPED) and "/jax/" not in caller
+    return is_user_file(sys._getframe(depth + 1).f_code.co_filename)
 
 
 def _dispatcher(original, impl):
     @functools.wraps(original)
     def dispatch(*args, **kwargs):
         if traced_user_call():
+            current_trace().borrow((args, kwargs))  # NB: np.asarray(TABLE) of a global TABLE
             return impl(*args, **kwargs)
         return original(*args, **kwargs)
 
