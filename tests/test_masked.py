@@ -356,3 +356,24 @@ def test_ufunc_at_with_a_traced_mask_updates_each_selected_element_once():
     JAX error before; found by a review, session 20)."""
     rng = np.random.default_rng(18)
     check_against_numpy(updates_at_a_mask, rng.normal(size=6), rng.normal(size=(4, 3)), np.arange(6), rtol=0, atol=0)
+
+
+def selection_averages(a, w):
+    m = a[:, 0] > 0
+    return (np.average(a[m], weights=w[m]), np.average(a[m], axis=0, weights=w[m], returned=True),
+            np.average(a[m]), np.average(a[m], axis=0, returned=True), np.average(a[m], returned=True),
+            np.average(a.astype(np.float32)[m], weights=w.astype(np.float32)[m], axis=(0, 1), keepdims=True),
+            np.average(a[m, 0], weights=w[m, 0]), np.average((a > 0).astype(int)[m], weights=w[m]))
+
+
+def test_averages_of_a_selection_are_numpys():
+    """np.average of a selection, weighted by a selection of the same mask: NumPy's steps on the
+    selections' sums (refused before; an acceptance campaign's find). Weights selected by another
+    mask are refused; weights summing to zero raise ZeroDivisionError in checked mode."""
+    rng = np.random.default_rng(3)
+    check_against_numpy(selection_averages, rng.normal(size=(40, 3)), rng.random((40, 3)), rtol=0, atol=0)
+    with pytest.raises(elena_jax.ConcretizationError, match="np.average with weights that are not a selection"):
+        elena_jax.functionalize(lambda a, w: np.average(a[a > 0], weights=w[w > 0]))(np.ones(3), np.ones(3))
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        elena_jax.functionalize(lambda a, w: np.average(a[a > 0], weights=w[a > 0]), checked=True)(
+            np.ones(3), np.array([1.0, -1.0, 0.0]))

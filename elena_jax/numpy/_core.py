@@ -161,3 +161,13 @@ def fresh(trace: Trace, prim: str, ins, shape, dtype, /, **params) -> Tracer:
     dtype = np.dtype(dtype)
     check_dtype_supported(dtype)  # NB: a string or object array made inside the function
     return trace.define(prim, ins, shape, dtype, **params)
+
+
+def raise_where(flags, error: type[BaseException], message: str) -> None:
+    """NumPy's ``error`` where any of ``flags`` is true, a fact of the values: at once for a value
+    known now, else an op with no result that checked mode turns into the error (rules.value_check)."""
+    if not isinstance(flags, Tracer):
+        if np.any(flags):
+            raise located(error, message)
+        return
+    flags._trace.record("check", [flags._trace.operand(flags)], [], {"error": error, "message": message})

@@ -24,7 +24,7 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
-from ._core import has_tracer, implements, laid_out, result_dtype, sequence_as_array, shape_of
+from ._core import has_tracer, implements, laid_out, raise_where, result_dtype, sequence_as_array, shape_of
 from .creation import _static, constant, intercept
 from .functions import (
     _RESULT_TYPES,
@@ -36,7 +36,6 @@ from .functions import (
     _known,
     _returned,
     jnp_function,
-    raise_where,
     traced_linspace,
 )
 from .ufuncs import numpy_errors
@@ -52,20 +51,25 @@ LIST_AS_ARRAY.update({("percentile", 1), ("quantile", 1), ("nanpercentile", 1), 
                       ("convolve", 0), ("convolve", 1), ("correlate", 0), ("correlate", 1), ("histogram", 1),
                       ("interp", 0), ("interp", 1), ("interp", 2)})
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "inverted_cdf")
-_NUMPY_QUANTILE_METHODS = _QUANTILE_METHODS + (
-    "nearest", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull",
-    "median_unbiased", "normal_unbiased")
+# NumPy's methods (Hyndman and Fan's), by how each finds the virtual index of a quantile q among
+# n sorted values: of (n - 1) q; of n q with alpha and beta (the continuous ones); at a boundary
+# (the discrete ones: an integer index). jax.numpy has five of them, and rounds otherwise.
+_FROM_N_MINUS_1 = {"linear": None, "lower": np.floor, "higher": np.ceil, "nearest": np.around, "midpoint": None}
+_CONTINUOUS = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+_DISCRETE = {"inverted_cdf": (1.0, lambda gamma, index: gamma == 0),
+             "closest_observation": (1.5, lambda gamma, index: (gamma == 0) & (np.floor(index) % 2 == 1))}
+_QUANTILE_METHODS = (*_FROM_N_MINUS_1, *_CONTINUOUS, *_DISCRETE, "averaged_inverted_cdf")
+_PICKING = ("lower", "higher", "nearest", *_DISCRETE)  # NB: the others interpolate, an integer index too
+_JAX_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint")  # NB: of a traced q
 
 
 def _quantile(func):
-    """NB: JAX's method="nearest" rounds half-way virtual indices differently from NumPy (half to
-    even): refused rather than a different answer. Linear quantiles at static ``q`` are NumPy's
-    steps (`_linear`): of integers, the difference of the two neighbours in their own type wraps
-    where it overflows (np.percentile of int8 [-100, 100] at 50 is 128.0), where JAX's floats
-    would not; of float32, a float64 ``q`` interpolates in float64 (jax.numpy's in float32).
-    Midpoint quantiles are NumPy's lerp at half-way, nan-quantiles of floats NumPy's per row of
-    its non-NaN values (jax.numpy's interpolations were an ulp off)."""
+    """NumPy's quantiles at a static ``q`` (`_quantiles`), every method; of integers, the
+    difference of two neighbours in their own type wraps where it overflows (np.percentile of
+    int8 [-100, 100] at 50 is 128.0), where JAX's floats would not; of float32, a float64 ``q``
+    interpolates in float64 (jax.numpy's in float32). A traced ``q`` (or a tuple of axes) is
+    jax.numpy's, for the methods it rounds as NumPy does."""
     generic = jnp_function(func)
     percent = "percentile" in func.__name__
     skip_nans = func.__name__.startswith("nan")
@@ -73,26 +77,16 @@ def _quantile(func):
     def impl(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kwargs):
         method = kwargs.get("interpolation", method)
         if method not in _QUANTILE_METHODS:
-            why = ("JAX rounds a half-way index otherwise than NumPy" if method == "nearest" else
-                   "not among jax.numpy's") if method in _NUMPY_QUANTILE_METHODS else "NumPy has no such method"
-            raise located(ValueError if method not in _NUMPY_QUANTILE_METHODS else UnsupportedError,
-                          f"np.{func.__name__}(method={method!r}) is not supported by elena_jax ({why}); "
-                          f"these are: {', '.join(_QUANTILE_METHODS)}")
-        if method == "inverted_cdf" and isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.dtype.itemsize < 8 \
-                and out is None:  # NB: JAX's inverted_cdf fails on narrower types; it picks elements, exact widened
-            wide = np.int64 if a.dtype.kind in "iu" else np.float64
-            return impl(a.astype(wide), q, axis, None, overwrite_input, method, keepdims).astype(a.dtype)
+            raise located(ValueError, f"{method!r} is not a valid method. Use one of: {_QUANTILE_METHODS}")
         known = _known(q)  # NB: np.array([50.0]) made inside is known
-        if known is not None and not has_tracer(known) and np.asarray(known).dtype.kind in "biu" \
-                and (percent or method != "linear"):
-            # NB: jax.numpy's higher and midpoint of an integer q (50) took the next element where
-            # (n - 1) * q / 100 is whole; NumPy divides q by 100 in float64 first (weak stays weak)
-            q = known = float(known) if type(known) is int else np.asarray(known, np.float64)
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
-        if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and method in ("linear", "midpoint")
-                and not kwargs
-                and qs is not None and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
+        if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and not kwargs and qs is not None
+                and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
+            if method not in _JAX_QUANTILE_METHODS and isinstance(a, Tracer) and a.dtype.kind != "c":
+                raise located(UnsupportedError, f"np.{func.__name__}(method={method!r}) of a traced q, several "
+                              "axes or weights is not supported by elena_jax (jax.numpy rounds it otherwise); "
+                              f"these are: {', '.join(_JAX_QUANTILE_METHODS)}")
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), known, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
@@ -100,39 +94,84 @@ def _quantile(func):
             _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims}, out)
         weak = type(q) in (int, float)
         nans = skip_nans and a.dtype.kind == "f"
-        return _returned(func.__name__, [_linear(a, qs, weak, axis, keepdims, method, nans)], out, False)
+        return _returned(func.__name__, [_quantiles(a, qs, weak, axis, keepdims, method, nans)], out, False)
 
     impl.__name__ = func.__name__
     return impl
 
 
-def _linear(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, method: str = "linear",
-            skip_nans: bool = False) -> Tracer:
-    """NumPy's linear (or midpoint) quantiles ``qs`` along ``axis``: its virtual indices,
-    neighbours, bounds, weights and ``_lerp`` formula, on the sorted array. A weight of a Python
+def _virtual_index(method: str, n, q: np.ndarray):
+    """NumPy's virtual index of each quantile ``q`` among ``n`` sorted values (a Python int, or
+    each row's count, traced, in q's type: NumPy's count is a Python int), with its ``method``;
+    an integer one for the methods that pick an element."""
+    if method in _FROM_N_MINUS_1:
+        v = (n - 1) * q
+        if method == "midpoint":
+            return 0.5 * (np.floor(v) + np.ceil(v))
+        return v if method == "linear" else _FROM_N_MINUS_1[method](v).astype(np.intp)
+    if method in _CONTINUOUS:
+        alpha, beta = _CONTINUOUS[method]
+        return n * q + (alpha + q * (1 - alpha - beta)) - 1
+    if method == "averaged_inverted_cdf":
+        return n * q - 1
+    shift, take_previous = _DISCRETE[method]
+    index = n * q - shift
+    previous = np.floor(index)
+    chosen = np.where(take_previous(index - previous, index), previous, previous + 1).astype(np.intp)
+    return np.maximum(chosen, 0)  # NB: NumPy clips the negative ones
+
+
+_TABLE_MAX = 2**16  # NB: counts up to which the virtual indices are a table (a constant of the program)
+
+
+def _virtual_indices_of_counts(method: str, count: Tracer, qs: np.ndarray, n: int):
+    """The virtual indices of ``qs`` among each row's ``count`` values, ``qs``' axes first: NumPy's
+    own arithmetic for every count from 0 to ``n`` (a count as a Python int of q's type), a table
+    read at each row's count; of longer rows, computed (where XLA may contract a product and
+    the sum it feeds, see `fma`)."""
+    rows = count.ndim
+    if n >= _TABLE_MAX:
+        counts = count.astype(qs.dtype).reshape((1,) * qs.ndim + count.shape)
+        return _virtual_index(method, counts, qs.reshape(qs.shape + (1,) * rows))
+    counts = np.arange(n + 1).astype(qs.dtype if qs.dtype.kind == "f" else np.int64)
+    table = _virtual_index(method, counts.reshape((n + 1,) + (1,) * qs.ndim), qs)
+    return np.moveaxis(constant(table)[count], tuple(range(rows, rows + qs.ndim)), tuple(range(qs.ndim)))
+
+
+def _fixed_gamma(method: str, gamma, virtual):
+    """NumPy's interpolation weight: the fractional part of the virtual index, but at
+    half-way for midpoint (0 on an element) and averaged_inverted_cdf (1 off a boundary)."""
+    if method == "midpoint":
+        return np.where(virtual % 1 == 0, 0.0, 0.5)
+    if method == "averaged_inverted_cdf":
+        return np.where(gamma == 0, 0.5, 1.0)
+    return gamma
+
+
+def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, method: str,
+               skip_nans: bool = False) -> Tracer:
+    """NumPy's quantiles ``qs`` along ``axis``: its virtual indices, neighbours, bounds, weights
+    and ``_lerp`` formula (or the element picked), on the sorted array. A weight of a Python
     number ``q`` is used as a Python number (weak: float32 data stays float32). A row holding a
     NaN gives NaN; with ``skip_nans`` (np.nanquantile) a row's count is its non-NaN values, which
     sort first, so its virtual indices are traced and its neighbours gathered."""
     ax = 0 if axis is None else V.normalize_axis(axis, a.ndim)
     s = np.moveaxis(np.sort(np.ravel(a) if axis is None else a, axis=ax), ax, 0)
-    per_row = qs.reshape(qs.shape + (1,) * (s.ndim - 1))
     if skip_nans:
         count = np.sum(~np.isnan(s), axis=0)
-        virtual = (count - 1).astype(qs.dtype) * per_row  # NB: NumPy's Python int count keeps q's type
+        virtual = _virtual_indices_of_counts(method, count, qs, s.shape[0])
     else:
         count = s.shape[0]
-        virtual = (count - 1) * qs
-    if method == "midpoint":
-        virtual = 0.5 * (np.floor(virtual) + np.ceil(virtual))
-    if virtual.dtype.kind in "iu":  # NB: integer q (0 or 1): the elements themselves
+        virtual = _virtual_index(method, count, qs)
+    if virtual.dtype.kind in "iu" and (method == "linear" or method in _PICKING):  # NB: an element itself
         return _quantile_result(s, _neighbours(s, virtual, skip_nans), a, axis, ax, qs, keepdims, skip_nans)
     below, above, floor = virtual < 0, virtual >= count - 1, np.floor(virtual)
     last = count - 1 if skip_nans else -1
     previous = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
     following = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
-    gamma = (virtual - previous).astype(virtual.dtype)  # NB: NumPy's keeps a float32 q's type
+    gamma = _fixed_gamma(method, virtual - previous, virtual).astype(virtual.dtype)  # NB: a float32 q's type kept
     if not skip_nans:
-        gamma = float(gamma) if weak else gamma.reshape(per_row.shape)
+        gamma = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * (s.ndim - 1))
     lo, hi = _neighbours(s, previous, skip_nans), _neighbours(s, following, skip_nans)
     diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
     t, rest = gamma, 1 - gamma

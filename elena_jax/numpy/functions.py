@@ -29,6 +29,7 @@ from ._core import (
     like_order,
     memory_order,
     promoted_as,
+    raise_where,
     result_dtype,
     sequence_as_array,
     shape_of,
@@ -522,16 +523,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue)
     if np.shape(scale) != avg.shape:
         scale = np.broadcast_to(scale, avg.shape).copy()
     return avg, scale
-
-
-def raise_where(flags, error: type[BaseException], message: str) -> None:
-    """NumPy's ``error`` where any of ``flags`` is true, a fact of the values: at once for a value
-    known now, else an op with no result that checked mode turns into the error (rules.value_check)."""
-    if not isinstance(flags, Tracer):
-        if np.any(flags):
-            raise located(error, message)
-        return
-    flags._trace.record("check", [flags._trace.operand(flags)], [], {"error": error, "message": message})
 
 
 @implements(np.fix)

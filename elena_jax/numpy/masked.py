@@ -21,6 +21,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import Tracer
+from ._core import raise_where
 
 
 class Masked:
@@ -201,7 +202,27 @@ def _count_nonzero(m: Masked, axis=None, *, keepdims=False):
     return r.reshape(kept) if keepdims else r
 
 
-_FUNCTIONS = {np.count_nonzero: _count_nonzero}
+def _average(m: Masked, axis=None, weights=None, returned=False, *, keepdims=False):
+    """np.average of a selection: NumPy's steps, its mean, or weighted by a selection of the same
+    mask the sum of the products over the sum of the weights (each sum of a selection in NumPy's
+    order); NumPy's ZeroDivisionError where the weights sum to zero in checked mode."""
+    if weights is None:
+        avg = m.mean(axis, keepdims=keepdims)
+        reduced, _ = m._axes(axis, "np.average")
+        per_row = int(np.prod([m.values.shape[d] for d in reduced if d >= m.mask.ndim]))
+        scale = (np.count_nonzero(m.mask) * per_row).astype(avg.dtype)  # NB: NumPy's a.size / avg.size
+    elif not isinstance(weights, Masked) or not m.same_mask(weights.mask) or weights.values.shape != m.values.shape:
+        return m._shape_needed("np.average with weights that are not a selection by the same mask")
+    else:
+        floats = ("f8",) if m.dtype.kind in "biu" else ()
+        dtype = np.result_type(m.dtype, weights.dtype, *floats)
+        scale = weights.sum(axis, dtype=dtype, keepdims=keepdims)
+        raise_where(scale == 0, ZeroDivisionError, "Weights sum to zero, can't be normalized")
+        avg = np.multiply(m, weights, dtype=dtype).sum(axis, keepdims=keepdims) / scale
+    return (avg, np.broadcast_to(scale, np.shape(avg)).copy()) if returned else avg
+
+
+_FUNCTIONS = {np.count_nonzero: _count_nonzero, np.average: _average}
 for _f in (np.sum, np.mean, np.max, np.min, np.prod, np.any, np.all):  # NB: the methods, and np.<name> of a selection
     setattr(Masked, _f.__name__, lambda self, axis=None, *, _f=_f, **kwargs: self._reduced(_f, axis, kwargs))
     _FUNCTIONS[_f] = getattr(Masked, _f.__name__)
