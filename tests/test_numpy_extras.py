@@ -1103,3 +1103,23 @@ def test_digitize_refuses_bins_neither_increasing_nor_decreasing():
     with pytest.raises(ValueError, match=r"monotonically increasing or decreasing \(checked mode\)"):
         traced(x, np.array([1.0, 0.0, 2.0]))
     np.testing.assert_array_equal(traced(x, np.array([3.0, 1.0, 1.0])), np.digitize(x, np.array([3.0, 1.0, 1.0])))
+
+
+def covariances(x, y):
+    return (np.cov(x), np.cov(x, rowvar=False), np.cov(x, y), np.cov(x[0]), np.cov(x, bias=True), np.cov(x, ddof=3),
+            np.cov(x.astype(np.float32), dtype=np.float32), np.cov(x.astype(np.int32)), np.corrcoef(x),
+            np.corrcoef(x[0], y[0]), np.corrcoef(x, y, rowvar=False), np.cov(x + 1j * y), np.corrcoef(x + 1j * y),
+            np.corrcoef(x[0]), np.cov(x, aweights=np.linspace(0.1, 1, 6)))
+
+
+def test_covariances_are_numpys_steps_and_symmetric():
+    """np.cov and np.corrcoef follow NumPy's steps (the centred rows' products times the
+    reciprocal of the degrees of freedom; divided by the deviations of rows, then columns,
+    clipped), and a real covariance is exactly symmetric, as NumPy's syrk makes it (XLA's
+    product differed across the diagonal in the last bit: an acceptance campaign's find)."""
+    rng = np.random.default_rng(103)
+    x, y = rng.normal(size=(3, 6)), rng.normal(size=(3, 6))
+    check_against_numpy(covariances, x, y)
+    genotypes = np.random.default_rng(103).integers(0, 3, (15, 4)).astype(float)
+    c = np.asarray(elena_jax.functionalize(lambda g: np.cov(g, rowvar=False))(genotypes))
+    np.testing.assert_array_equal(c, c.T)

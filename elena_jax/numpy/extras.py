@@ -25,7 +25,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ._core import has_tracer, implements, laid_out, raise_where, result_dtype, sequence_as_array, shape_of
-from .creation import _static, constant, intercept
+from .creation import _static, array, constant, intercept
 from .functions import (
     _RESULT_TYPES,
     FLOAT_COMPUTE,
@@ -205,11 +205,62 @@ def _quantile_result(s: Tracer, r: Tracer, a: Tracer, axis, ax: int, qs: np.ndar
 for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
     implements(_f)(_quantile(_f))
 
-EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "corrcoef", "cov", "isin", "ediff1d", "block",
-                 "diagflat", "polyval", "polyfit"]
+EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "isin", "ediff1d", "block", "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+_cov, _corrcoef = jnp_function(np.cov), jnp_function(np.corrcoef)
+
+
+@implements(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """NumPy's steps: the rows less their means, their products, times the reciprocal of the
+    degrees of freedom. Of reals, symmetric as NumPy's (its ``X @ X.T`` is BLAS's syrk: one
+    triangle, copied; XLA's product differed across the diagonal in the last bit: an acceptance
+    campaign's find). The products themselves are XLA's, not BLAS's: the last bits may differ
+    (and so ties of a correlation matrix). Weighted, jax.numpy's."""
+    if fweights is not None or aweights is not None or (ddof is not None and ddof != int(ddof)) \
+            or np.ndim(m) > 2 or np.ndim(y) > 2:
+        return _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)  # NB: and NumPy's errors
+    m = _arr(m)
+    if dtype is None:
+        dtype = result_dtype(m, np.float64) if y is None else result_dtype(m, y, np.float64)
+    X = array(m, ndmin=2, dtype=dtype)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return constant(np.array([]).reshape(0, 0))
+    if y is not None:
+        y = array(y, copy=None, ndmin=2, dtype=dtype)
+        X = np.concatenate((X, y.T if not rowvar and y.shape[0] != 1 else y), axis=0)
+    fact = X.shape[1] - (ddof if ddof is not None else 0 if bias else 1)
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        fact = 0.0
+    X = X - np.average(X, axis=1)[:, None]
+    c = np.dot(X, X.T.conj())
+    if c.dtype.kind != "c":
+        c = np.where(np.triu(np.ones(c.shape, bool)), c, c.T)
+    c *= np.true_divide(1, fact)
+    return c.squeeze()
+
+
+@implements(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, *args, dtype=None, **kwargs):
+    """NumPy's steps on `cov`: divided by the standard deviations of the rows, then of the
+    columns, clipped to [-1, 1] part by part (bias and ddof, deprecated: jax.numpy's)."""
+    if args or kwargs:
+        return _corrcoef(x, y, rowvar, *args, dtype=dtype, **kwargs)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim != 2:
+        return c / c  # NB: NumPy's scalar covariance: NaN where it is NaN, inf or 0, else 1
+    stddev = np.sqrt(np.diag(c).real)
+    c /= stddev[:, None]
+    c /= stddev[None, :]
+    np.clip(c.real, -1, 1, out=c.real)
+    if c.dtype.kind == "c":
+        np.clip(c.imag, -1, 1, out=c.imag)
+    return c
 _digitize = jnp_function(np.digitize)
 
 
