@@ -1,15 +1,15 @@
 """More of NumPy's library: histograms and counts, sliding windows, FFTs, linear algebra,
 index helpers of a shape, ``put``; the Array API's views, ``rollaxis`` and the h/v/d splits,
-value and dtype predicates, ``sort_complex``, ``unwrap``, the coefficient-array polynomials,
-packed bits, the in-place ``putmask`` / ``place``, and histograms of several dimensions.
+value and dtype predicates, ``sort_complex``, ``unwrap``, ``gradient``, the coefficient-array
+polynomials, packed bits, the in-place ``putmask`` / ``place``, and histograms of several dimensions.
 
 Most are the generic ``jnp`` op of functions.py (NumPy decides the dtype, JAX the
 value); the rules here add what NumPy's answer needs beyond that: a static output
 length for ``np.bincount``, NumPy's default cut-off for ``np.linalg.pinv``,
 NumPy's residuals for ``np.linalg.lstsq``, views for ``np.diag`` of a matrix and
 ``sliding_window_view``. Where NumPy's algorithm is a few array operations (np.unwrap,
-np.polyder, np.histogramdd) it is written with traced NumPy operations, so that NumPy's dtypes,
-views and writes follow. Anything whose output shape depends on the data raises
+np.polyder, np.histogramdd, np.gradient) it is written with traced NumPy operations, so that
+NumPy's dtypes, views and writes follow. Anything whose output shape depends on the data raises
 ConcretizationError naming the user's line.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import operator
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from .ufuncs import numpy_errors
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov).
-FLOAT_COMPUTE.update({"cov", "corrcoef", "polyval", "polyfit", "gradient", "linalg.pinv", "linalg.lstsq",
+FLOAT_COMPUTE.update({"cov", "corrcoef", "polyval", "polyfit", "linalg.pinv", "linalg.lstsq",
                       "linalg.eigvalsh", "linalg.cholesky", "linalg.slogdet", "linalg.svd", "linalg.svdvals",
                       "linalg.eigh", "linalg.qr", "linalg.cond", "linalg.matrix_norm", "linalg.vector_norm",
                       "linalg.tensorinv", "linalg.tensorsolve"})
@@ -205,7 +206,7 @@ def _quantile_result(s: Tracer, r: Tracer, a: Tracer, axis, ax: int, qs: np.ndar
 for _f in (np.percentile, np.quantile, np.nanpercentile, np.nanquantile):
     implements(_f)(_quantile(_f))
 
-EXTRA_GENERIC = ["lexsort", "gradient", "correlate", "isin", "ediff1d", "block", "diagflat", "polyval", "polyfit"]
+EXTRA_GENERIC = ["lexsort", "correlate", "isin", "ediff1d", "block", "diagflat", "polyval", "polyfit"]
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
@@ -945,6 +946,120 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     hi = tuple(slice(1, None) if i == axis else slice(None) for i in range(y.ndim))
     lo = tuple(slice(None, -1) if i == axis else slice(None) for i in range(y.ndim))
     return (d * (y[hi] + y[lo]) / 2.0).sum(axis)
+
+
+@implements(np.gradient)
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's steps on traced operands, so that its values are NumPy's to the bit (with
+    ``fma=False``) and its dtypes follow: ``(f[2:] - f[:-2]) / (2. * dx)`` inside for a scalar
+    spacing, its a/b/c coefficients of the coordinate differences for non-uniform ones, one-
+    or second-order edges; integers as float64. NumPy takes coordinates that are evenly spaced
+    (every difference equal) as the scalar spacing of their first difference: a test of the
+    values, so of traced coordinates both are computed and the test selects. NB: bool data
+    with traced coordinates raises NumPy's TypeError of the uniform ``f[2:] - f[:-2]`` even
+    where NumPy, on uneven coordinates, would not subtract."""
+    f = _arr(f)
+    axes = tuple(range(f.ndim)) if axis is None else np.lib.array_utils.normalize_axis_tuple(axis, f.ndim)
+    if not varargs:
+        dx = [1.0] * len(axes)
+    elif len(varargs) == 1 and _ndim(varargs[0]) == 0:
+        dx = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        dx = [_spacing(d, f.shape[i]) for d, i in zip(varargs, axes)]
+    else:
+        raise located(TypeError, "invalid number of arguments")
+    if edge_order > 2:
+        raise located(ValueError, "'edge_order' greater than 2 not supported")
+    if f.dtype.kind in "iu":
+        f = f.astype(np.float64)
+    otype = f.dtype if f.dtype.kind in "fc" else np.dtype(np.float64)  # NB: bool data stays bool, as NumPy's
+    outvals = []
+    for i, ax_dx in zip(axes, dx):
+        if f.shape[i] < edge_order + 1:
+            raise located(ValueError, "Shape of array too small to calculate a numerical gradient, "
+                                      "at least (edge_order + 1) elements are required.")
+        if isinstance(ax_dx, _TracedCoordinates):
+            along = [_gradient_along(f, i, d, edge_order, otype) for d in (ax_dx.first, ax_dx.differences)]
+            outvals.append(np.where(ax_dx.even, *along))
+        else:
+            outvals.append(_gradient_along(f, i, ax_dx, edge_order, otype))
+    return outvals[0] if len(axes) == 1 else tuple(outvals)
+
+
+class _TracedCoordinates(NamedTuple):
+    """The spacing of traced coordinates along one axis: their differences, the first of them,
+    and whether all are equal to it (then NumPy's spacing is ``first``, a scalar)."""
+
+    differences: Tracer
+    first: Tracer
+    even: Tracer
+
+
+def _ndim(x) -> int:
+    return len(shape_of(sequence_as_array(x)))
+
+
+def _spacing(distances, n: int):
+    """NumPy's spacing along an axis of length ``n`` from one of ``np.gradient``'s varargs: a
+    scalar as given; coordinates as their differences (float64 for integers), or, where all
+    are equal, the first of them."""
+    d = sequence_as_array(distances)
+    known = _known(d)  # NB: coordinates known at trace time (or constants) are NumPy's to test
+    d = d if known is None else np.asanyarray(known)
+    if d.ndim == 0:
+        return distances
+    if d.ndim != 1:
+        raise located(ValueError, "distances must be either scalars or 1d")
+    if len(d) != n:
+        raise located(ValueError, "when 1d, distances must match the length of the corresponding dimension")
+    if d.dtype.kind in "iu":  # NB: NumPy's integer coordinates in float64, lest np.diff wrap
+        d = d.astype(np.float64)
+    diffx = np.diff(d)
+    if isinstance(diffx, Tracer):
+        return _TracedCoordinates(diffx, diffx[0], np.all(diffx == diffx[0]))
+    return diffx[0] if (diffx == diffx[0]).all() else diffx
+
+
+def _gradient_along(f: Tracer, axis: int, ax_dx, edge_order: int, otype: np.dtype) -> Tracer:
+    """``np.gradient`` of ``f`` along one axis with the spacing ``ax_dx`` (a scalar, or the
+    differences of coordinates): NumPy's formulas in its order, written into an array of
+    ``otype`` as NumPy writes them."""
+
+    def at(index) -> tuple:
+        return tuple(index if k == axis else slice(None) for k in range(f.ndim))
+
+    out = np.empty_like(f, dtype=otype)
+    uniform = _ndim(ax_dx) == 0
+    if uniform:
+        out[at(slice(1, -1))] = (f[at(slice(2, None))] - f[at(slice(None, -2))]) / (2. * ax_dx)
+    else:
+        dx1, dx2 = ax_dx[0:-1], ax_dx[1:]
+        shape = [-1 if k == axis else 1 for k in range(f.ndim)]
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        out[at(slice(1, -1))] = a * f[at(slice(None, -2))] + b * f[at(slice(1, -1))] + c * f[at(slice(2, None))]
+    if edge_order == 1:
+        out[at(0)] = (f[at(1)] - f[at(0)]) / (ax_dx if uniform else ax_dx[0])
+        out[at(-1)] = (f[at(-1)] - f[at(-2)]) / (ax_dx if uniform else ax_dx[-1])
+        return out
+    if uniform:
+        a, b, c = -1.5 / ax_dx, 2. / ax_dx, -0.5 / ax_dx
+    else:
+        dx1, dx2 = ax_dx[0], ax_dx[1]
+        a = -(2. * dx1 + dx2) / (dx1 * (dx1 + dx2))
+        b = (dx1 + dx2) / (dx1 * dx2)
+        c = -dx1 / (dx2 * (dx1 + dx2))
+    out[at(0)] = a * f[at(0)] + b * f[at(1)] + c * f[at(2)]
+    if uniform:
+        a, b, c = 0.5 / ax_dx, -2. / ax_dx, 1.5 / ax_dx
+    else:
+        dx1, dx2 = ax_dx[-2], ax_dx[-1]
+        a = dx2 / (dx1 * (dx1 + dx2))
+        b = -(dx2 + dx1) / (dx1 * dx2)
+        c = (2. * dx2 + dx1) / (dx2 * (dx1 + dx2))
+    out[at(-1)] = a * f[at(-3)] + b * f[at(-2)] + c * f[at(-1)]
+    return out
 
 
 # --- the Array API's views, and views NumPy builds from them ----------------------------
