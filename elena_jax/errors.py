@@ -65,7 +65,9 @@ def names_a_location(e: BaseException) -> bool:
 
 def locating(fn: Callable) -> Callable:
     """``fn`` whose errors name the user's line: NumPy's own and the View algebra's (an
-    AxisError, a reshape that cannot be) get it as a note, keeping their type."""
+    AxisError, a reshape that cannot be) get it as a note, keeping their type and message.
+    The doors into elena_jax are so wrapped (``Tracer.__array_ufunc__`` / ``__array_function__``,
+    the Tracer's methods, the intercepted functions), so rules let NumPy raise."""
 
     @functools.wraps(fn)
     def located_fn(*args, **kwargs):

@@ -302,6 +302,7 @@ class _Flags:
         return self._t.writeable
 
     @writeable.setter
+    @locating
     def writeable(self, value: bool) -> None:
         if value and not self._t.writeable:
             raise ValueError("cannot set WRITEABLE flag to True of this array")
@@ -391,6 +392,7 @@ class Tracer:
         return self.header.shape
 
     @shape.setter
+    @locating
     def shape(self, shape) -> None:
         new = self._reshaped(shape)
         if new is None:
@@ -497,6 +499,7 @@ class Tracer:
     def __index__(self):
         return self._concrete("using an array as a Python index", convert=operator.index)
 
+    @locating
     def __format__(self, spec: str) -> str:
         if not spec:
             return str(self)
@@ -504,6 +507,7 @@ class Tracer:
             raise TypeError("unsupported format string passed to numpy.ndarray.__format__")
         return self._concrete(f"format() with {spec!r}")
 
+    @locating
     def __round__(self, ndigits=None):
         if not self.scalar:  # NB: as NumPy: only its scalars round
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
@@ -633,6 +637,7 @@ class Tracer:
 
     # -- the NumPy protocols ------------------------------------------------------
 
+    @locating
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _borrowed(self, (inputs, kwargs))
         rule = UFUNCS.get(method if method != "__call__" else ufunc.__name__)
@@ -643,6 +648,7 @@ class Tracer:
             raise located(UnsupportedError, f"{what} is not supported by elena_jax")
         return rule(*inputs, **kwargs)
 
+    @locating
     def __array_function__(self, func, types, args, kwargs):
         _borrowed(self, (args, kwargs))
         rule = FUNCTIONS.get(func)

@@ -122,21 +122,10 @@ def index(v: View, key) -> View:
 
 
 def resolve_shape(shape, size: int) -> tuple[int, ...]:
-    """A reshape target with its one ``-1`` filled in, checked against size."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    shape = tuple(operator.index(s) for s in shape)
-    unknown = [i for i, s in enumerate(shape) if s == -1]
-    if len(unknown) > 1:
-        raise ValueError("can only specify one unknown dimension")
-    known = math.prod(s for s in shape if s != -1)
-    if unknown:
-        if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
-        shape = shape[: unknown[0]] + (size // known,) + shape[unknown[0] + 1 :]
-    if math.prod(shape) != size or any(s < 0 for s in shape):
-        raise ValueError(f"cannot reshape array of size {size} into shape {shape}")
-    return shape
+    """A reshape target with its unknown dimension filled in, as NumPy resolves it: NumPy's
+    reshape of a zero-stride probe of ``size`` elements (allocating nothing), its errors and
+    messages its own ("cannot reshape array of size 30 into shape (5,7)")."""
+    return np.broadcast_to(np.empty((), np.bool_), (size,)).reshape(shape).shape
 
 
 def reshape(v: View, shape: Sequence[int]) -> View | None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import elena_jax
+from elena_jax.errors import names_a_location
 from elena_jax.testing import check_against_numpy
 
 HERE = re.escape(__file__.rsplit("/", 1)[-1])
@@ -186,6 +187,60 @@ def test_numpys_exception_type(f):
     a = np.arange(12).reshape(3, 4)
     fails(f, a, exc=numpys_error(f, a))
     np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4))
+
+
+def _int32_plus_a_half(a):
+    i = a.astype(np.int32)
+    i += 0.5
+
+
+def _clip_into_int_out(a):
+    np.clip(a, 0, 1, out=np.zeros(a.shape, np.int64))
+
+
+def _set_shape(a):
+    a.shape = (5, 7)
+
+
+@pytest.mark.parametrize("f, exc, message", [
+    (lambda a: a.reshape(5, 7), ValueError, "cannot reshape array of size 30 into shape (5,7)"),
+    (lambda a: np.reshape(a, (7, -1)), ValueError, "cannot reshape array of size 30 into shape (7,newaxis)"),
+    (_set_shape, ValueError, "cannot reshape array of size 30 into shape (5,7)"),
+    (lambda a: a @ np.ones((4, 2)), ValueError, "matmul: Input operand 1 has a mismatch in its core dimension 0, "
+     "with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 4 is different from 6)"),
+    (lambda a: np.einsum("ij,jk->ik", a, np.ones((4, 2))), ValueError, "operands could not be broadcast together "
+     "with remapped shapes [original->remapped]: (5,6)->(5,newaxis,6) (4,2)->(2,4) "),
+    (_int32_plus_a_half, TypeError,  # NB: NumPy's UFuncTypeError, a TypeError
+     "Cannot cast ufunc 'add' output from dtype('float64') to dtype('int32') with casting rule 'same_kind'"),
+    (_clip_into_int_out, TypeError,
+     "Cannot cast ufunc 'clip' output from dtype('float64') to dtype('int64') with casting rule 'same_kind'"),
+    (lambda a: a.astype(np.uint8) + 300, OverflowError, "Python integer 300 out of bounds for uint8"),
+    (lambda a: a.sum(axis=3), np.exceptions.AxisError, "axis 3 is out of bounds for array of dimension 2"),
+    (lambda a: np.percentile(a, 150), ValueError, "Percentiles must be in the range [0, 100]"),
+    (lambda a: np.histogram(a, range=(1, 0)), ValueError, "max must be larger than min in range parameter."),
+    (lambda a: np.searchsorted(a[0], a, side="middle"), ValueError,
+     "search side must be 'left' or 'right' (got 'middle')"),
+    (lambda a: a + np.zeros((5, -6)), ValueError, "negative dimensions are not allowed"),
+    (lambda a: np.full((5, 6), a[0, :2]), ValueError,
+     "could not broadcast input array from shape (2,) into shape (5,6)"),
+    (lambda a: a[a > 0.5].sum(axis=3), np.exceptions.AxisError, "axis 3 is out of bounds for array of dimension 1"),
+    (lambda a: np.mean(a[a > 0.5], axis=2), np.exceptions.AxisError,
+     "axis 2 is out of bounds for array of dimension 1"),
+], ids=["reshape", "np.reshape", "shape=", "matmul", "einsum", "in-place cast", "clip out cast", "uint8 + 300",
+        "axis", "percentile", "histogram range", "searchsorted side", "zeros of a negative size", "full of a row",
+        "axis of a masked selection", "np.mean axis of a masked selection"])
+def test_numpys_errors_keep_numpys_type_and_message_and_name_the_line(f, exc, message):
+    """Every error escaping a rule or a Tracer method names the user's line (in its message or
+    as a note, `names_a_location`), whichever way the call came in: operators and methods,
+    ufuncs, np functions, the intercepted creation functions."""
+    a = np.linspace(0.0, 1.0, 30).reshape(5, 6)
+    with pytest.raises(exc) as numpy_info:
+        f(a.copy())
+    assert str(numpy_info.value) == message
+    e = fails(f, a, exc=exc)
+    assert type(e) is type(numpy_info.value) and str(e).split("\n  at ")[0] == message
+    notes = getattr(e, "__notes__", [])
+    assert names_a_location(e) and ("\n  at " in str(e)) + sum(n.startswith("  at ") for n in notes) == 1, notes
 
 
 def _reshape_method(a):

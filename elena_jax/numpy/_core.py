@@ -13,21 +13,17 @@ from typing import Any
 import numpy as np
 
 from .. import view as V
-from ..errors import UnsupportedError, located, locating
+from ..errors import UnsupportedError, located
 from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
 
 
 def implements(*funcs: Callable) -> Callable:
-    """Register a rule for NumPy functions reached through ``__array_function__``.
-
-    An error the rule raises without naming the user's line (NumPy's own, or one from the
-    View algebra such as an AxisError) gets the line as a note.
-    """
+    """Register a rule for NumPy functions reached through ``__array_function__``: that door
+    (`errors.locating`) names the user's line in whatever the rule raises without it."""
 
     def register(rule: Callable) -> Callable:
-        located_rule = locating(rule)
         for f in funcs:
-            FUNCTIONS[f] = located_rule
+            FUNCTIONS[f] = rule
         return rule
 
     return register

@@ -24,9 +24,10 @@ import threading
 import numpy as np
 import numpy.lib._index_tricks_impl as _index_tricks
 
-from ..errors import ConcretizationError, is_user_file, user_location
+from ..errors import ConcretizationError, is_user_file, located, locating, user_location
 from ..tracer import Tracer, current_trace
 from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
+from .indexing import _check_value_shape
 
 CREATION: dict[str, callable] = {}
 
@@ -42,7 +43,10 @@ def creation(name: str):
 def _shape(shape) -> tuple[int, ...]:
     if isinstance(shape, Tracer):
         raise ConcretizationError(f"an array shape cannot be a traced value\n  at {user_location()}")
-    return tuple(int(s) for s in shape) if np.iterable(shape) else (int(shape),)
+    shape = tuple(int(s) for s in shape) if np.iterable(shape) else (int(shape),)
+    if any(s < 0 for s in shape):
+        raise located(ValueError, "negative dimensions are not allowed")
+    return shape
 
 
 @creation("zeros")
@@ -69,6 +73,7 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
 
 
 def _filled(shape, fill_value, dtype, layout):
+    _check_value_shape(fill_value, shape)  # NB: NumPy copies the fill value into the new array
     if dtype is None:
         dtype = fill_value.dtype if isinstance(fill_value, Tracer) else np.array(fill_value).dtype
     if isinstance(fill_value, Tracer):
@@ -239,6 +244,8 @@ def traced_user_call(depth: int = 1) -> bool:
 
 
 def _dispatcher(original, impl):
+    impl = locating(impl)
+
     @functools.wraps(original)
     def dispatch(*args, **kwargs):
         if traced_user_call():

@@ -39,7 +39,6 @@ from .functions import (
     jnp_function,
     traced_linspace,
 )
-from .ufuncs import numpy_errors
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov).
@@ -734,8 +733,8 @@ def put(a, ind, v, mode="raise"):
     n = int(np.prod(shape_of(index)))
     if size == 0 and n:
         raise located(IndexError, "cannot replace elements of an empty array")
-    with numpy_errors():  # NB: NumPy converts the values before it checks any index, and with none
-        values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
+    # NB: NumPy converts the values before it checks any index, and with none
+    values = v if isinstance(v, Tracer) else np.asarray(v, dtype=a.dtype)
     if int(np.prod(shape_of(values))) == 0:
         return
     if mode == "wrap":

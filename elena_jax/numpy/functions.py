@@ -36,7 +36,7 @@ from ._core import (
     trace_of,
 )
 from .creation import arrays_from_lists, asarray, constant, intercept, leaves
-from .ufuncs import _result, numpy_errors, reduce_axes, reduced_shape
+from .ufuncs import _result, reduce_axes, reduced_shape
 
 
 def _arr(x) -> Tracer:
@@ -114,8 +114,7 @@ def rot90(m, k=1, axes=(0, 1)):
     """As NumPy's rot90 (a view): flips and a transpose of the two axes."""
     m = _arr(m)
     if len(axes) != 2 or m.ndim < 2 or axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
-        with numpy_errors():  # NumPy's own error for bad axes
-            np.rot90(np.empty((1,) * m.ndim), k, axes)
+        np.rot90(np.empty((1,) * m.ndim), k, axes)  # NumPy's own error for bad axes
     a0, a1 = (V.normalize_axis(a, m.ndim) for a in axes)
     k %= 4
     if k == 0:
@@ -276,8 +275,7 @@ def where(condition, x=None, y=None):
     # NB: lists are arrays here (np.where(m, [1., 2.], a)); Python scalars stay weak
     condition, x, y = (np.asarray(v) if isinstance(v, (list, tuple)) else v
                        for v in map(sequence_as_array, (condition, x, y)))
-    with numpy_errors():
-        dtype = np.result_type(*map(promoted_as, (x, y)))
+    dtype = np.result_type(*map(promoted_as, (x, y)))
     shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
     return fresh(trace, "where", [condition, x, y], shape, dtype, layout=memory_order(shape, [condition, x, y]))
 
@@ -765,7 +763,7 @@ def _numpy_dtypes(func, args, kwargs):
             except Exception:  # noqa: BLE001 (the stand-ins' values, not the user's)
                 return None
         except (TypeError, ValueError, IndexError) as e:
-            raise _numpy_error(e) from None
+            raise e from None
         except Exception:
             return None
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
@@ -866,8 +864,7 @@ def _static_repeats(args, kwargs):
         raise ConcretizationError(f"np.repeat with traced repeats has a data-dependent shape\n  at {user_location()}")
     a, axis = args[0], kwargs.get("axis", args[2] if len(args) > 2 else None)
     n = int(np.prod(shape_of(a))) if axis is None else shape_of(a)[V.normalize_axis(axis, len(shape_of(a)))]
-    with numpy_errors():
-        total = int(np.broadcast_to(np.asarray(repeats), (n,)).sum())
+    total = int(np.broadcast_to(np.asarray(repeats), (n,)).sum())
     if len(args) > 1:
         args[1] = np.asarray(repeats)
     else:
@@ -971,12 +968,6 @@ def _of_nothing(func, args, kwargs, out):
     return _returned(func.__name__, [constant(np.array(x)) for x in (r if multiple else [r])], out, multiple)
 
 
-def _numpy_error(e: Exception) -> Exception:
-    """NumPy's own exception, with the user's line as a note."""
-    e.add_note(f"  at {user_location()}")
-    return e
-
-
 # NB: NumPy 2 returns these as tuples (meshgrid, broadcast_arrays) whatever JAX returns, and
 # np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``), read from NumPy itself.
 _RESULT_TYPES = {"meshgrid": tuple,
@@ -989,7 +980,7 @@ def _refuse(func, name, args, kwargs, error):
     except np.linalg.LinAlgError:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
         pass
     except (TypeError, ValueError, IndexError) as e:  # NumPy raises on these shapes and dtypes
-        raise _numpy_error(e) from None
+        raise e from None
     except Exception:
         pass
     detail = "" if error is None else f" ({type(error).__name__}: {str(error).splitlines()[0]})"

@@ -30,7 +30,6 @@ from ._core import (
     trace_of,
 )
 from .masked import Masked
-from .ufuncs import numpy_errors
 
 
 def _probe(shape) -> np.ndarray:
@@ -219,8 +218,7 @@ def setitem(a: Tracer, key, value) -> None:
         if isinstance(value, Tracer) and value.storage is a.storage and value.header == target.header:
             return  # `a[k] op= v` ends with a[k] = a[k]: a copy onto itself changes nothing
         _check_value_shape(value, target.shape)
-        with numpy_errors():
-            trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
+        trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
         return
     template, arrays = split_index(trace, a, key)
     if _has_traced_mask(arrays):
@@ -228,8 +226,7 @@ def setitem(a: Tracer, key, value) -> None:
         return
     shape = indexed_shape(a, template, arrays)
     _check_value_shape(value, shape)
-    with numpy_errors():
-        v = as_operand(trace, value, a.dtype)
+    v = as_operand(trace, value, a.dtype)
     trace.write("setitem", [a, *arrays, v], [a], key=template)
 
 
@@ -273,8 +270,7 @@ def _mask_set(a: Tracer, template, arrays, value) -> None:
             "writing through a traced boolean mask supports a[mask] = v for a scalar v or one that "
             "broadcasts along the selection; this value fits only one count of selected elements, "
             f"a data-dependent shape\n  at {user_location()}")
-    with numpy_errors():
-        v = as_operand(trace, value, a.dtype)
+    v = as_operand(trace, value, a.dtype)
     v = v.reshape(own) if isinstance(v, Tracer) else np.reshape(v, own)
     if whole:  # NB: a mask of fewer axes is turned into indices first
         _refuse_overlapping_mask(mask, mask.header, a, "a[mask] = ...")
@@ -304,8 +300,13 @@ def _check_value_shape(value, shape) -> None:
         if np.broadcast_shapes(trimmed, shape) != tuple(shape):
             raise ValueError
     except ValueError:
-        raise located(ValueError, f"could not broadcast input array from shape {vshape} "
-                      f"into shape {tuple(shape)}") from None
+        raise located(ValueError, f"could not broadcast input array from shape {_shape_text(vshape)} "
+                      f"into shape {_shape_text(shape)}") from None
+
+
+def _shape_text(shape) -> str:
+    """A shape as NumPy's messages write it: ``(2,3)``, ``(2,)``."""
+    return f"({','.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
 
 
 def copy(a, order: str = "C") -> Tracer:
@@ -334,11 +335,9 @@ def copyto(dst, src, casting="same_kind", where=True):
     # not), NumPy scalars are strong (np.float64 subclasses float but casts like an array).
     weak = type(src) in (int, float, complex, bool)
     probe = src if weak else np.empty((), src.dtype if isinstance(src, Tracer) else np.result_type(src))
-    with numpy_errors():
-        np.copyto(np.empty((), dst.dtype), probe, casting=casting)
+    np.copyto(np.empty((), dst.dtype), probe, casting=casting)
     _check_value_shape(src, dst.shape)
-    with numpy_errors():
-        ins = [as_operand(trace, src, dst.dtype)]
+    ins = [as_operand(trace, src, dst.dtype)]
     if where is True:
         trace.write("copy", ins, [dst])
     else:
@@ -350,8 +349,7 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 def fill(a: Tracer, value) -> None:
-    with numpy_errors():
-        a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
+    a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
 
 
 @implements(np.fill_diagonal)

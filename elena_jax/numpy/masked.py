@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..errors import ConcretizationError, UnsupportedError, located, locating, user_location
 from ..tracer import Tracer
 from ._core import raise_where
 
@@ -110,6 +110,7 @@ class Masked:
             return self._shape_needed("assigning an array to part of it")
         self.values[inner] = value
 
+    @locating
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method != "__call__" or kwargs.get("where", True) is not True:
             return self._shape_needed(f"np.{ufunc.__name__}.{method}")
@@ -132,6 +133,7 @@ class Masked:
             return tuple(self._like(r) for r in result)
         return self._like(result)
 
+    @locating
     def __array_function__(self, func, types, args, kwargs):
         rule = _FUNCTIONS.get(func)
         if rule is None or args[0] is not self:
@@ -224,7 +226,7 @@ def _average(m: Masked, axis=None, weights=None, returned=False, *, keepdims=Fal
 
 _FUNCTIONS = {np.count_nonzero: _count_nonzero, np.average: _average}
 for _f in (np.sum, np.mean, np.max, np.min, np.prod, np.any, np.all):  # NB: the methods, and np.<name> of a selection
-    setattr(Masked, _f.__name__, lambda self, axis=None, *, _f=_f, **kwargs: self._reduced(_f, axis, kwargs))
+    setattr(Masked, _f.__name__, locating(lambda self, axis=None, *, _f=_f, **kwargs: self._reduced(_f, axis, kwargs)))
     _FUNCTIONS[_f] = getattr(Masked, _f.__name__)
 _FUNCTIONS.update({np.amax: Masked.max, np.amin: Masked.min})
 for _name, _u in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,

@@ -10,14 +10,13 @@ the JAX function of the same name, so both sides compute in NumPy's dtypes.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 
 import numpy as np
 
 from .. import view as V
-from ..errors import UnsupportedError, located, user_location
+from ..errors import UnsupportedError, located
 from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
 from ._core import (
@@ -35,17 +34,6 @@ from ._core import (
 
 # NumPy ufuncs without a JAX counterpart, or on types we refuse.
 _UNSUPPORTED = {"isnat"}
-
-
-@contextlib.contextmanager
-def numpy_errors():
-    """Let NumPy raise; add the user's line to whatever it raises."""
-    try:
-        yield
-    except (TypeError, ValueError, OverflowError) as e:
-        if not any("elena_jax" in n for n in getattr(e, "__notes__", ())):
-            e.add_note(f"elena_jax: at {user_location()}")
-        raise
 
 
 def _outs(ufunc, args, out):
@@ -70,8 +58,7 @@ def resolve_loop(ufunc, inputs, dtype=None, signature=None, casting="same_kind")
     if dtype is not None and signature is None:
         signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
     options = {"casting": casting} if signature is None else {"casting": casting, "signature": signature}
-    with numpy_errors():
-        return ufunc.resolve_dtypes(tuple(dtype_of(x) for x in inputs) + (None,) * ufunc.nout, **options)
+    return ufunc.resolve_dtypes(tuple(dtype_of(x) for x in inputs) + (None,) * ufunc.nout, **options)
 
 
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
@@ -112,7 +99,7 @@ def _check_casts(ufunc, loop, outs, casting):
         if not np.can_cast(d, o.dtype, casting):
             dummies = [np.ones((), t) for t in loop[: ufunc.nin]]
             stand_ins = tuple(np.empty((), t if x is None else x.dtype) for x, t in zip(outs, loop[ufunc.nin :]))
-            with numpy_errors(), np.errstate(all="ignore"):  # NumPy raises its own error
+            with np.errstate(all="ignore"):  # NumPy raises its own error
                 ufunc(*dummies, out=stand_ins, casting=casting)
 
 
@@ -132,8 +119,7 @@ def ufunc_rule(ufunc):
             # NB: NumPy refuses a read-only output before it converts the operands (uint8 += -4)
             raise located(ValueError, "output array is read-only")
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
-        with numpy_errors():
-            ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
+        ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         _check_casts(ufunc, loop, outs, casting)
         shape = broadcast_shapes(*map(shape_of, inputs))
         if ufunc is np.power and loop[1].kind in "iu" and not isinstance(ins[1], Tracer) and np.any(ins[1] < 0):
@@ -219,7 +205,7 @@ def reduce_dtype(ufunc, a, dtype, out=None):
             loop = None
         if loop is not None and loop.kind in "fc":  # NB: integer results are the same in any width
             return loop
-    with numpy_errors(), np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
         return ufunc.reduce(np.ones((1,), a.dtype), dtype=dtype).dtype
 
 
@@ -287,7 +273,7 @@ def _probe_reduce(ufunc, a, axis, dtype, keepdims, initial, where) -> None:
     shape = tuple(min(n, 2) for n in a.shape)
     probe = np.broadcast_to(np.ones((), a.dtype), shape)
     mask = True if where is True else np.broadcast_to(np.ones((), bool), shape)
-    with numpy_errors(), np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
         ufunc.reduce(probe, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=mask)
 
 
@@ -354,7 +340,7 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     order = memory_order(a.shape, [a])
     if out is None and list(order) != sorted(order):  # NB: the result is laid out as a is (see reduce)
         return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
-    with numpy_errors(), np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
+    with np.errstate(all="ignore"):  # NB: NumPy 2 widens small integers, as in reduce
         res_dtype = ufunc.accumulate(np.ones((2,), a.dtype), dtype=dtype).dtype
         if dtype is None and out is not None:  # NB: as a reduction, in the ufunc's type for a and out
             wide = reduce_dtype(ufunc, a, None, out)  # (float32 into float64 in float64)
