@@ -15,9 +15,14 @@ one (delta2bbox of 1e6 boxes on an H100: 13 kernels and 153 MiB of temporaries
 with barriers, 2 kernels and none without;
 bench/results/20261126_gpu.md).
 
+`computed_once` hides nothing: it makes XLA keep a value in memory instead of
+computing it again in each fusion that reads it (passes/materialize.py).
+
 Invariant: `rounded`, `unfolded`, `unfolded_whole` and `apart_on_cpu` return their
 operands' exact values (signed zeros, infinities and NaN payloads included; the
-`unfolded` ones broadcast together) and their derivatives unchanged.
+`unfolded` ones broadcast together) and their derivatives unchanged; so does
+`computed_once`, but for what XLA:CPU arithmetic changes anyway (subnormals flushed,
+signaling NaNs made quiet).
 """
 
 from __future__ import annotations
@@ -194,3 +199,22 @@ def apart_on_cpu(x):
     measure (a fusion root for XLA:CPU, a value computed once) that would cost a kernel
     boundary on a GPU."""
     return _per_backend(x, lax.optimization_barrier, _as_is)
+
+
+def computed_once(x):
+    """``x`` as it is, divided by a 1 XLA cannot fold away: a division is an expensive op to XLA,
+    which it never fuses into two readers, so it computes ``x`` once and keeps it in memory where
+    it would compute it again in every fusion that reads it (see passes/materialize.py).
+
+    NB: an optimization_barrier does not: XLA:CPU drops it before fusion. Integers divide by an
+    integer 1 (a division by a variable is expensive too), bools as int8, complex numbers part by
+    part. ``x / 1.0`` is ``x`` for every float but the two XLA:CPU arithmetic changes anyway:
+    subnormals (flushed to zero) and signaling NaNs (made quiet)."""
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return lax.complex(computed_once(lax.real(x)), computed_once(lax.imag(x)))
+    if x.dtype == np.bool_:
+        return computed_once(x.astype(np.int8)) != 0
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return lax.div(x, opaque_one(x))
+    return lax.div(x, opaque_one(x.astype(np.float32)).astype(x.dtype))

@@ -24,7 +24,7 @@ from jax import lax
 from . import memory
 from .lazy import Lazy
 from .memory import cast
-from .opaque import apart_on_cpu, broadcast_together, opaque_one, rounded, unfolded, unfolded_whole
+from .opaque import apart_on_cpu, broadcast_together, computed_once, opaque_one, rounded, unfolded, unfolded_whole
 from .summation import in_pieces, pairwise_sum, prefix_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
@@ -1089,6 +1089,12 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=
             x = put(x, v, shape, u)
     x = x.reshape(shape)
     return [apart_on_cpu(x) if materialize else x]
+
+
+@rule("materialize")
+def materialize(ins, outs):
+    """The value as it is, computed once into memory (see passes/materialize.py)."""
+    return [computed_once(ins[0])]
 
 
 @rule("select_lanes")

@@ -13,13 +13,14 @@ from .coalesce import coalesce_writes
 from .dead import eliminate_dead_writes
 from .forward import forward_reads
 from .lanes import split_lanes
+from .materialize import materialize_chains
 from .merge import merge_assembles
 from .reassociate import reassociate_chains
 from .reciprocal import exact_reciprocals
 from .vectorize import vectorize_lanes
 
 PIPELINE = [exact_reciprocals, split_lanes, coalesce_writes, forward_reads, merge_assembles, eliminate_dead_writes,
-            vectorize_lanes, eliminate_dead_writes, reassociate_chains]
+            vectorize_lanes, eliminate_dead_writes, reassociate_chains, materialize_chains]
 
 
 def optimize(program: Program) -> Program:
@@ -35,5 +36,5 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "exact_reciprocals", "forward_reads",
-    "merge_assembles", "reassociate_chains", "split_lanes", "vectorize_lanes",
+    "materialize_chains", "merge_assembles", "reassociate_chains", "split_lanes", "vectorize_lanes",
 ]
