@@ -1081,13 +1081,16 @@ def test_extra_program_matches_numpy(f, make, n, optimize):
     check_against_numpy(f, *make(n, np.random.default_rng(100 + n)), optimize=optimize)
 
 
-def test_quantile_nearest_is_refused_clearly():
-    """JAX rounds half-way indices of method='nearest' otherwise than NumPy (half to even)."""
+def test_quantile_nearest_is_numpys_and_refused_clearly_at_a_traced_q():
+    """method='nearest' rounds half-way virtual indices to even, as NumPy (np.quantile of 6 values
+    at 0.3 is x[2], at 0.5 x[2] too); jax.numpy rounds them otherwise, so of a traced q it is
+    refused, naming the line."""
     def f(x):
-        return np.quantile(x, 0.3, method="nearest")
+        return np.quantile(x, 0.3, method="nearest"), np.quantile(x, [0.1, 0.5, 0.9], method="nearest")
 
+    check_against_numpy(f, np.arange(6.0), rtol=0, atol=0)
     with pytest.raises(elena_jax.UnsupportedError, match="nearest") as info:
-        elena_jax.functionalize(f)(np.arange(6.0))
+        elena_jax.functionalize(lambda x, q: np.quantile(x, q, method="nearest"))(np.arange(6.0), np.float64(0.3))
     assert "test_corpus_extra.py" in str(info.value)
 
 
