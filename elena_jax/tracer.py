@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dis
 import operator
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -476,10 +477,12 @@ class Tracer:
         """``convert`` of the value, where it is known at trace time (a constant made inside f, an
         integer or boolean result of constants: the same at every call), as NumPy converts it; else
         a ConcretizationError saying ``what`` needed the value."""
-        known = self._trace.known_value(self) if convert is not None else None
+        asks_for = _numpy_asks_for(sys._getframe(2))
+        # NB: not for a write into a NumPy array (``COUNTS[i] += 1``): it would be done once, when tracing
+        known = self._trace.known_value(self) if convert is not None and asks_for != "STORE_SUBSCR" else None
         if known is not None:
             return convert(known)
-        what, advice = _NUMPY_SUBSCRIPT.get(_numpy_asks_for(sys._getframe(2)), (what, advice))
+        what, advice = _NUMPY_SUBSCRIPT.get(asks_for, (what, advice))
         raise ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
                                   f"\n  at {user_location()}")
 
@@ -678,8 +681,10 @@ def _numpy_asks_for(frame) -> str | None:
     return dis.opname[frame.f_code.co_code[frame.f_lasti]]
 
 
-# Files whose frames only forward a user's call: the operators here, errors.locating's wrapper.
-_FORWARDING = frozenset({__file__, locating.__code__.co_filename})
+# Files whose frames only forward a user's call: the operators here, errors.locating's wrapper, the
+# ndarray methods (``x.dot(T)``, numpy/methods.py).
+_FORWARDING = frozenset({__file__, locating.__code__.co_filename,
+                         os.path.join(os.path.dirname(__file__), "numpy", "methods.py")})
 
 
 def _borrowed(t: Tracer, values: Any) -> None:

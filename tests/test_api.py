@@ -713,3 +713,16 @@ def test_numpy_arrays_read_from_outside_are_read_anew_when_they_change():
     kept = next(iter(h._cache.values()))
     h(x.copy())
     assert next(iter(h._cache.values())) is kept
+
+
+def test_numpy_arrays_given_to_array_methods_are_borrowed_too():
+    """``x.dot(T)``, ``x.clip(T)``: the ndarray methods forward the user's array (the review's find)."""
+    table = np.arange(3.0)
+    g = elena_jax.functionalize(lambda x: (x.dot(table), x.clip(table)))
+    x = np.ones(3)
+    g(x)
+    table[:] = 10.0
+    with pytest.warns(UserWarning, match="reads NumPy arrays from outside it"):
+        dot, clipped = g(x)
+    assert float(dot) == 30.0
+    np.testing.assert_array_equal(clipped, np.full(3, 10.0))

@@ -1199,3 +1199,17 @@ def test_covariances_are_numpys_steps_and_symmetric():
     genotypes = np.random.default_rng(103).integers(0, 3, (15, 4)).astype(float)
     c = np.asarray(elena_jax.functionalize(lambda g: np.cov(g, rowvar=False))(genotypes))
     np.testing.assert_array_equal(c, c.T)
+
+
+def test_quantile_and_covariance_edge_cases_of_the_review():
+    """An integer out= of a method that picks elements; the sign of a zero at the upper bound of a
+    NaN-skipping row (NumPy's weight of its index -1); np.cov of a list y (the review's finds)."""
+    check_against_numpy(lambda a, o: np.quantile(a, 0.3, axis=1, out=o, method="lower"),
+                        np.arange(6).reshape(2, 3), np.zeros(2, np.int64), rtol=0, atol=0)
+    def upper(a):
+        return np.nanquantile(a, 1.0), np.nanquantile(a[None], 0.9, axis=1, method="hazen")
+
+    for zeros in (np.array([-0.0, np.nan]), np.array([-0.0, -0.0, np.nan])):
+        got, want = elena_jax.functionalize(upper)(zeros), upper(zeros.copy())
+        assert [np.signbit(g).tolist() for g in got] == [np.signbit(w).tolist() for w in want]
+    check_against_numpy(lambda x: np.cov(x, [1.0, 2.0, 4.0]), np.array([3.0, 1.0, 2.0]))

@@ -1444,6 +1444,15 @@ def test_python_values_of_constants_made_inside():
     check_against_numpy(lagged_differences, np.random.default_rng(0).normal(size=(10, 2)), rtol=0, atol=0)
     with pytest.raises(elena_jax.ConcretizationError, match="slice with traced bounds"):
         elena_jax.functionalize(lambda t, i: t[i:])(np.ones(4), np.int64(1))
+    counts = np.zeros(5)
+
+    def count_into_a_numpy_array(x):
+        counts[np.arange(5)[2]] += 1  # NB: NumPy's write, which would happen once, when tracing
+        return x
+
+    with pytest.raises(elena_jax.ConcretizationError, match="writing into a NumPy array that is not traced"):
+        elena_jax.functionalize(count_into_a_numpy_array)(np.ones(2))
+    np.testing.assert_array_equal(counts, 0.0)
 
 
 def test_a_written_or_float_computed_constant_is_not_known():

@@ -69,7 +69,7 @@ def _quantile(func):
     difference of two neighbours in their own type wraps where it overflows (np.percentile of
     int8 [-100, 100] at 50 is 128.0), where JAX's floats would not; of float32, a float64 ``q``
     interpolates in float64 (jax.numpy's in float32). A traced ``q`` (or a tuple of axes) is
-    jax.numpy's, for the methods it rounds as NumPy does."""
+    jax.numpy's (within ulps), for the four methods it has as NumPy's."""
     generic = jnp_function(func)
     percent = "percentile" in func.__name__
     skip_nans = func.__name__.startswith("nan")
@@ -83,15 +83,16 @@ def _quantile(func):
             else np.asanyarray(known)
         if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and not kwargs and qs is not None
                 and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
-            if method not in _JAX_QUANTILE_METHODS and isinstance(a, Tracer) and a.dtype.kind != "c":
-                raise located(UnsupportedError, f"np.{func.__name__}(method={method!r}) of a traced q, several "
-                              "axes or weights is not supported by elena_jax (jax.numpy rounds it otherwise); "
-                              f"these are: {', '.join(_JAX_QUANTILE_METHODS)}")
+            if method not in _JAX_QUANTILE_METHODS:
+                raise located(UnsupportedError, f"np.{func.__name__}(method={method!r}) is not supported by "
+                              "elena_jax with a traced q, several axes, weights or data that is not a traced "
+                              "integer or float array (jax.numpy's rounds otherwise); these are: "
+                              f"{', '.join(_JAX_QUANTILE_METHODS)}")
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), known, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
         if out is not None:  # NB: and its cast into out (an interpolation into integers is refused)
-            _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims}, out)
+            _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims, "method": method}, out)
         weak = type(q) in (int, float)
         nans = skip_nans and a.dtype.kind == "f"
         return _returned(func.__name__, [_quantiles(a, qs, weak, axis, keepdims, method, nans)], out, False)
@@ -164,30 +165,34 @@ def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, meth
         count = s.shape[0]
         virtual = _virtual_index(method, count, qs)
     if virtual.dtype.kind in "iu" and (method == "linear" or method in _PICKING):  # NB: an element itself
-        return _quantile_result(s, _neighbours(s, virtual, skip_nans), a, axis, ax, qs, keepdims, skip_nans)
+        return _quantile_result(s, _neighbours(s, virtual, count - 1 if skip_nans else None), a, axis, ax, qs,
+                                keepdims, skip_nans)
     below, above, floor = virtual < 0, virtual >= count - 1, np.floor(virtual)
-    last = count - 1 if skip_nans else -1
-    previous = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
-    following = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
+    # NB: NumPy's -1 (the last value) above the bounds: in the weight too (0.0 - -0.0 keeps its sign)
+    previous = np.where(above, -1, np.where(below, 0, floor)).astype(np.intp)
+    following = np.where(above, -1, np.where(below, 0, floor + 1)).astype(np.intp)
     gamma = _fixed_gamma(method, virtual - previous, virtual).astype(virtual.dtype)  # NB: a float32 q's type kept
     if not skip_nans:
         gamma = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * (s.ndim - 1))
-    lo, hi = _neighbours(s, previous, skip_nans), _neighbours(s, following, skip_nans)
+    last = count - 1 if skip_nans else None
+    lo, hi = _neighbours(s, previous, last), _neighbours(s, following, last)
     diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
     t, rest = gamma, 1 - gamma
     if weak and skip_nans:  # NB: as a Python float's: 1 - gamma in float64, then the data's type
         t, rest = t.astype(s.dtype), rest.astype(s.dtype)
-    r = np.where((gamma if skip_nans else np.asarray(gamma)) >= 0.5, hi - diff * rest, lo + diff * t)
+    r = np.where(np.asarray(gamma) >= 0.5 if not skip_nans else gamma >= 0.5, hi - diff * rest, lo + diff * t)
     return _quantile_result(s, r, a, axis, ax, qs, keepdims, skip_nans)
 
 
-def _neighbours(s: Tracer, index, per_row: bool) -> Tracer:
-    """``s``'s elements at ``index`` along its first axis: static indices for all rows, or each
-    row's own (an all-NaN row's index of -1 clamped to its first element, a NaN)."""
-    if not per_row:
+def _neighbours(s: Tracer, index, last) -> Tracer:
+    """``s``'s elements at ``index`` along its first axis: static indices for all rows, or with
+    ``last`` (each row's last value, a row's count less one) each row's own, -1 there (NumPy's
+    index in the row's values); an all-NaN row's -1 is its first element, a NaN."""
+    if last is None:
         return s[index]
+    index = np.maximum(np.where(index < 0, last, index), 0)
     one_q = index.ndim < s.ndim
-    taken = np.take_along_axis(s, np.maximum(index[None] if one_q else index, 0), axis=0)
+    taken = np.take_along_axis(s, index[None] if one_q else index, axis=0)
     return taken[0] if one_q else taken
 
 
@@ -209,7 +214,7 @@ EXTRA_GENERIC = ["lexsort", "correlate", "isin", "ediff1d", "block", "diagflat",
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
-_cov, _corrcoef = jnp_function(np.cov), jnp_function(np.corrcoef)
+_cov, _corrcoef, _digitize = jnp_function(np.cov), jnp_function(np.corrcoef), jnp_function(np.digitize)
 
 
 @implements(np.cov)
@@ -222,7 +227,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if fweights is not None or aweights is not None or (ddof is not None and ddof != int(ddof)) \
             or np.ndim(m) > 2 or np.ndim(y) > 2:
         return _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)  # NB: and NumPy's errors
-    m = _arr(m)
+    m, y = _arr(m), None if y is None else _arr(y)
     if dtype is None:
         dtype = result_dtype(m, np.float64) if y is None else result_dtype(m, y, np.float64)
     X = array(m, ndmin=2, dtype=dtype)
@@ -261,7 +266,6 @@ def corrcoef(x, y=None, rowvar=True, *args, dtype=None, **kwargs):
     if c.dtype.kind == "c":
         np.clip(c.imag, -1, 1, out=c.imag)
     return c
-_digitize = jnp_function(np.digitize)
 
 
 @implements(np.digitize)
