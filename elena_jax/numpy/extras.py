@@ -180,7 +180,7 @@ def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, meth
     t, rest = gamma, 1 - gamma
     if weak and skip_nans:  # NB: as a Python float's: 1 - gamma in float64, then the data's type
         t, rest = t.astype(s.dtype), rest.astype(s.dtype)
-    r = np.where(np.asarray(gamma) >= 0.5 if not skip_nans else gamma >= 0.5, hi - diff * rest, lo + diff * t)
+    r = np.where(gamma >= 0.5, hi - diff * rest, lo + diff * t)
     return _quantile_result(s, r, a, axis, ax, qs, keepdims, skip_nans)
 
 
