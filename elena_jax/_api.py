@@ -34,7 +34,7 @@ from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .passes import optimize
 from .storage import Storage
-from .tracer import Trace, Tracer, current_trace
+from .tracer import Trace, Tracer, current_trace, same_bits
 from .view import View, contiguous, covers
 
 _SCALARS = (bool, int, float, complex)
@@ -73,7 +73,7 @@ class Traced:
 
     def stale(self) -> bool:
         """Whether a NumPy array read from outside f holds another value than when traced."""
-        return any(not _same_bits(a, then) for a, then in self.borrowed)
+        return any(not same_bits(a, then) for a, then in self.borrowed)
 
 
 _KINDS: dict[type, str] = {}  # leaf type -> "numpy", "jax" or "other" (memoized: isinstance on ABCs is slow)
@@ -252,7 +252,7 @@ class Functionalized:
         if "<borrowed>" in self._warned:
             return
         self._warned.add("<borrowed>")
-        shapes = ", ".join(f"{a.shape}:{a.dtype}" for a, then in traced.borrowed if not _same_bits(a, then))
+        shapes = ", ".join(f"{a.shape}:{a.dtype}" for a, then in traced.borrowed if not same_bits(a, then))
         warnings.warn(f"{self.__name__} reads NumPy arrays from outside it ({shapes}) whose values changed since "
                       "it was traced: traced and compiled again at each change; pass them as arguments instead",
                       stacklevel=5)
@@ -295,17 +295,6 @@ class Functionalized:
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a`` holds ``b``'s values bit for bit (NaNs equal, -0.0 not 0.0)."""
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.kind == "c":
-        return _same_bits(a.real, b.real) and _same_bits(a.imag, b.imag)
-    if a.dtype.kind == "f" and a.dtype.itemsize in (2, 4, 8):
-        a, b = a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}")
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
 
 
 def _raise_checked(flags, checks) -> None:

@@ -243,13 +243,27 @@ def _identical(x: Any, y: Any) -> bool:
     """Equal to the bit (0.0 is not -0.0), for the parameters and constants ops record."""
     numeric = (np.ndarray, np.generic, float, complex)
     if isinstance(x, numeric) or isinstance(y, numeric):
-        x, y = np.asarray(x), np.asarray(y)
-        return (x.dtype, x.shape) == (y.dtype, y.shape) and x.tobytes() == y.tobytes()
+        return same_bits(np.asarray(x), np.asarray(y))
     if isinstance(x, (tuple, list)) and isinstance(y, (tuple, list)):
         return type(x) is type(y) and len(x) == len(y) and all(map(_identical, x, y))
     if isinstance(x, (int, str, bool, type(None), np.dtype)):
         return type(x) is type(y) and x == y
     return x is y
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` are equal to the bit: dtype, shape and each element's bits (0.0 is not
+    -0.0, a NaN equals a NaN of the same bits). NB: compared as unsigned integers, not as bytes:
+    no copy (a call compares its borrowed arrays so, `_api.Traced.stale`)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind == "c":
+        return same_bits(a.real, b.real) and same_bits(a.imag, b.imag)
+    if a.dtype.kind == "f":
+        if a.dtype.itemsize not in (2, 4, 8):  # NB: no unsigned type of its width
+            return a.tobytes() == b.tobytes()
+        a, b = a.view(f"u{a.dtype.itemsize}"), b.view(f"u{b.dtype.itemsize}")
+    return bool(np.array_equal(a, b))
 
 
 def _strided(base: np.ndarray, t: Tracer) -> np.ndarray:

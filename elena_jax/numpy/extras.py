@@ -164,9 +164,9 @@ def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, meth
     else:
         count = s.shape[0]
         virtual = _virtual_index(method, count, qs)
+    last = count - 1 if skip_nans else None  # NB: each row's last value, where the rows differ
     if virtual.dtype.kind in "iu" and (method == "linear" or method in _PICKING):  # NB: an element itself
-        return _quantile_result(s, _neighbours(s, virtual, count - 1 if skip_nans else None), a, axis, ax, qs,
-                                keepdims, skip_nans)
+        return _quantile_result(s, _neighbours(s, virtual, last), a, axis, ax, qs, keepdims, skip_nans)
     below, above, floor = virtual < 0, virtual >= count - 1, np.floor(virtual)
     # NB: NumPy's -1 (the last value) above the bounds: in the weight too (0.0 - -0.0 keeps its sign)
     previous = np.where(above, -1, np.where(below, 0, floor)).astype(np.intp)
@@ -174,7 +174,6 @@ def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, meth
     gamma = _fixed_gamma(method, virtual - previous, virtual).astype(virtual.dtype)  # NB: a float32 q's type kept
     if not skip_nans:
         gamma = float(gamma) if weak else gamma.reshape(qs.shape + (1,) * (s.ndim - 1))
-    last = count - 1 if skip_nans else None
     lo, hi = _neighbours(s, previous, last), _neighbours(s, following, last)
     diff = hi - lo  # NB: in the data's own type: NumPy's integers wrap
     t, rest = gamma, 1 - gamma
