@@ -60,17 +60,29 @@ def _xor(x, zero):
     return lax.bitcast_convert_type(lax.bitwise_xor(lax.bitcast_convert_type(x, bits), zero), x.dtype)
 
 
+def unknown_zero(dtype) -> jax.Array:
+    """+-0.0 of the real float ``dtype``, a scalar that neither XLA nor LLVM can tell is zero: made
+    from bits XLA's random generator gives when the program runs (whatever they are: where they
+    are a NaN or an infinity, +0.0)."""
+    bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    _, random = lax.rng_bit_generator(np.zeros(4, np.uint32), (), dtype=bits)
+    w = lax.mul(lax.bitcast_convert_type(random, dtype), np.zeros((), dtype))
+    return lax.select(lax.eq(w, w), w, np.zeros((), dtype))
+
+
 @jax.custom_jvp
 def rounded(x):
     """``x`` as it is, through an operation XLA and LLVM cannot see through.
 
     NB: XLA contracts a product and the addition it feeds into one fused multiply-add,
     rounded once: ``a * b + c`` was one ulp off NumPy's in a quarter of random float64
-    values, and ``x ** 2`` is a product there too. Its bits xor a zero computed from it
-    keep it apart. Not a multiplication by an opaque 1.0: XLA merges ``(a * 3) * 1.0`` into
-    ``a * (3 * 1.0)``, a product again. (A zero from the first element only, or the bits
-    of ``|zero|``, were slower in bench/ cases.)"""
-    return _xor(x, opaque_zero(x))
+    values, and ``x ** 2`` is a product there too. Its bits xor a zero the program cannot
+    know keep it apart (`unknown_zero`). Not a multiplication by an opaque 1.0: XLA merges
+    ``(a * 3) * 1.0`` into ``a * (3 * 1.0)``, a product again. Not a zero computed from ``x``
+    (`opaque_zero`): LLVM proved it zero where it knew ``x`` finite, a product of integers
+    converted to float (uint8 pixels times 0.299 plus ...: 141 of 1000 an ulp off)."""
+    zero = lax.broadcast_in_dim(unknown_zero(x.dtype), x.shape, ())
+    return _xor(x, zero)
 
 
 rounded.defjvp(lambda primals, tangents: (rounded(*primals), *tangents))
