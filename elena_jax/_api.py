@@ -26,7 +26,7 @@ import jax
 import numpy as np
 
 from . import _aliases, deps
-from .errors import UnsupportedError, located
+from .errors import UnsupportedError, located, names_a_location, raised_at
 from .ir import Access, Program
 from .lower import lower
 from .lower.memory import read
@@ -222,7 +222,11 @@ class Functionalized:
         with trace.active(), intercepting():
             arguments = _Arguments(trace, key, paths)
             args, kwargs = jax.tree_util.tree_unflatten(treedef, arguments.tracers)
-            out = self.f(*args, **kwargs)
+            try:
+                out = self.f(*args, **kwargs)
+            except TypeError as e:
+                _refuse_jax_on_tracers(e)
+                raise
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             try:
                 program.outputs = [trace.operand(x) for x in out_leaves]
@@ -295,6 +299,17 @@ class Functionalized:
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
+
+
+def _refuse_jax_on_tracers(e: TypeError) -> None:
+    """JAX's TypeError for a traced value handed to a JAX function (``jnp.tanh(y)``, ``jax.nn.relu``,
+    ``lax.exp``, a ``jax.jit`` or ``custom_vjp`` function) as elena_jax's refusal, which says why
+    and what to write."""
+    if f"{Tracer.__module__}.{Tracer.__name__}" in str(e) and not names_a_location(e):
+        raise UnsupportedError(
+            "a JAX function called on an array elena_jax traces as NumPy's: inside a functionalized "
+            "function, write it with NumPy (np.tanh, np.maximum(x, 0)), or call the JAX function on its "
+            f"results outside it\n  at {raised_at(e)}") from e
 
 
 def _raise_checked(flags, checks) -> None:

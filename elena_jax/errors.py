@@ -45,13 +45,25 @@ def user_location() -> str:
     """``file:line`` and source text of the innermost user frame."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename
-        if is_user_file(name):
-            text = linecache.getline(name, frame.f_lineno).strip()
-            where = f"{name}:{frame.f_lineno}"
-            return f"{where}: {text}" if text else where
+        if is_user_file(frame.f_code.co_filename):
+            return _described(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return "<unknown location>"
+
+
+def raised_at(e: BaseException) -> str:
+    """``file:line`` and source text of the innermost user frame ``e`` passed through."""
+    where, tb = "<unknown location>", e.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return where
+
+
+def _described(name: str, line: int) -> str:
+    text = linecache.getline(name, line).strip()
+    return f"{name}:{line}: {text}" if text else f"{name}:{line}"
 
 
 def located(exc_type: type[BaseException], message: str) -> BaseException:

@@ -544,6 +544,7 @@ class Tracer:
             "`table[idx]`: make the table traced first, `np.asarray(table)[idx]`; a list of traced arrays given "
             "to a NumPy function with no traced argument beside it, or to a ufunc method (`np.median([a, b, c], "
             "axis=0)`, `np.minimum.reduce([a, b])`), which NumPy converts itself: `np.stack` them first; "
+            "`jnp.asarray(x)` or another JAX function given a traced value: write it with NumPy; "
             "`np.vectorize(f)` and `np.ma` "
             "(masked arrays), which convert their arguments and are not supported: array operations on the whole "
             "array (`np.where` for a branch, a boolean mask for a masked array); a NumPy scalar type called on "
@@ -676,11 +677,13 @@ class Tracer:
 
 
 # What NumPy converting a traced value for the user's subscript means, and what to write instead.
+UNTRACED_TARGET = ("a NumPy array that is not traced (a global, a closure's, an attribute such as self.state, "
+                   "or NumPy's result from one: TABLE.copy(), TABLE * 1)",
+                   "elena_jax traces the arguments and the arrays made inside: pass that array as an argument "
+                   "(writes into NumPy arguments are copied back), or make it inside the function (np.zeros, "
+                   "np.array(TABLE)) and return it")
 _NUMPY_SUBSCRIPT = {
-    "STORE_SUBSCR": ("writing into a NumPy array that is not traced (a global, a closure's, an attribute "
-                     "such as self.state)", "elena_jax traces the arguments and the arrays made inside: pass "
-                     "that array as an argument (writes into NumPy arguments are copied back), or make it "
-                     "inside the function (np.zeros) and return it"),
+    "STORE_SUBSCR": (f"writing into {UNTRACED_TARGET[0]}", UNTRACED_TARGET[1]),
     "BINARY_SUBSCR": ("a NumPy array that is not traced indexed by a traced array (table[idx])",
                       "make the table traced first: np.asarray(table)[idx]"),
 }

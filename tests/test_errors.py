@@ -66,6 +66,31 @@ def test_a_numpy_table_indexed_by_a_traced_array_says_what_to_write():
     np.testing.assert_array_equal(elena_jax.functionalize(lambda c: np.asarray(LUT)[c])(codes), LUT[codes])
 
 
+def _relu_by_jax(v):
+    return jax.nn.relu(v)
+
+
+JAX_CALLS = {
+    "jnp.tanh": lambda v: jax.numpy.tanh(v),
+    "jax.nn.relu in a helper": _relu_by_jax,
+    "lax.exp": lambda v: jax.lax.exp(v),
+    "a jitted function": jax.jit(lambda v: v + 1),
+    "jnp.where": lambda v: jax.numpy.where(v > 0, v, 0),
+}
+
+
+@pytest.mark.parametrize("name", JAX_CALLS)
+def test_a_jax_function_given_a_traced_array_is_refused_clearly(name):
+    """JAX raised its own TypeError ("... is not a valid JAX type"), naming no line of the user's and
+    no way out (an acceptance campaign's find, session 22): the refusal says to write it with NumPy."""
+    def f(x):
+        y = x.copy()
+        y[::2] = JAX_CALLS[name](y[::2])
+        return y
+
+    fails(f, np.ones(4, np.float32), exc=elena_jax.UnsupportedError, match=r"JAX function .* write it with NumPy")
+
+
 def test_shape_mismatch_is_numpys_valueerror():
     def f(a, b):
         return a + b
@@ -398,6 +423,29 @@ def test_writing_a_traced_value_into_a_numpy_array_from_outside_says_what_to_wri
     assert re.search(r"writing into a NumPy array that is not traced[\s\S]*pass that array as an argument[\s\S]*"
                      + HERE + r":\d+: (STATE\[:\]|self\.z\[0\]) = x", str(error)), str(error)
     np.testing.assert_array_equal(STATE, 0.0)
+
+
+TABLE = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+
+def test_an_update_of_numpys_copy_of_a_global_says_what_to_write():
+    """``TABLE.copy()`` and ``TABLE * 1`` are NumPy's arrays, not traced: ``t[:, 1::2] += x`` is refused
+    saying how to make it traced; ``np.copy(TABLE)`` is traced, as ``np.array(TABLE)`` (it was refused
+    too, saying only "into an array that is not traced": an acceptance campaign's find, session 22)."""
+    def numpys(x):
+        t = TABLE.copy()
+        t[:, 1::2] += x
+        return t
+
+    def traced(x):
+        t = np.copy(TABLE)
+        t[:, 1::2] += x
+        return t
+
+    fails(numpys, np.ones((3, 2), np.float32), exc=elena_jax.UnsupportedError,
+          match=r"np.add\(out=...\) into a NumPy array that is not traced .*TABLE.copy\(\).*np.array\(TABLE\)")
+    check_against_numpy(traced, np.ones((3, 2), np.float32), rtol=0, atol=0)
+    np.testing.assert_array_equal(TABLE, np.arange(12, dtype=np.float32).reshape(3, 4))
 
 
 def reversed_copyto_mask(a):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import view as V
 from ..errors import UnsupportedError, located
-from ..tracer import FUNCTIONS, Trace, Tracer, current_trace
+from ..tracer import FUNCTIONS, UNTRACED_TARGET, Trace, Tracer, current_trace
 
 
 def implements(*funcs: Callable) -> Callable:
@@ -92,6 +92,11 @@ def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
     if isinstance(x, Tracer):
         return x
     return np.asarray(np.array(x, dtype=dtype) if isinstance(x, (int, float, complex)) else x)
+
+
+def untraced_target(what: str) -> UnsupportedError:
+    """The refusal of ``what`` (``np.add(out=...)``) writing into a NumPy array that is not traced."""
+    return located(UnsupportedError, f"{what} into {UNTRACED_TARGET[0]}: {UNTRACED_TARGET[1]}")
 
 
 def check_out_array(out: Any, message: str = "return arrays must be of ArrayType") -> None:

@@ -139,7 +139,8 @@ for _name in ("eye", "identity", "tri", "indices"):
 
 
 def _constant_or_traced(name):
-    """Constant ends: a traced constant; traced ends: the function's traced rule."""
+    """Of constants (ends, a NumPy array): a traced constant; of traced values: the function's
+    traced rule. NB: ``np.copy(TABLE)`` of a global is then traced, as ``np.array(TABLE)``."""
     constant_impl = _constant_function(name)
 
     def impl(*args, **kwargs):
@@ -152,7 +153,7 @@ def _constant_or_traced(name):
     return impl
 
 
-for _name in ("logspace", "geomspace"):
+for _name in ("logspace", "geomspace", "copy"):
     CREATION[_name] = _constant_or_traced(_name)
 
 

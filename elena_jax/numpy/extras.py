@@ -25,7 +25,16 @@ import numpy as np
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
-from ._core import has_tracer, implements, laid_out, raise_where, result_dtype, sequence_as_array, shape_of
+from ._core import (
+    has_tracer,
+    implements,
+    laid_out,
+    raise_where,
+    result_dtype,
+    sequence_as_array,
+    shape_of,
+    untraced_target,
+)
 from .creation import _static, array, constant, intercept
 from .functions import (
     _RESULT_TYPES,
@@ -720,7 +729,7 @@ def put(a, ind, v, mode="raise"):
     (where ``a`` is not contiguous, so its flat view would be a copy) into ``a`` at the unravelled
     indices."""
     if not isinstance(a, Tracer):
-        raise located(UnsupportedError, "np.put into an array that is not traced")
+        raise untraced_target("np.put")
     if not a.writeable:
         raise located(ValueError, "put: output array is read-only")
     size = a.size
@@ -1451,7 +1460,7 @@ def _written_array(a, name: str, not_array: str) -> Tracer:
         a.check_writeable()
         return a
     if isinstance(a, np.ndarray):
-        raise located(UnsupportedError, f"np.{name} into an array that is not traced")
+        raise untraced_target(f"np.{name}")
     raise located(TypeError, not_array)
 
 

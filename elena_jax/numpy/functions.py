@@ -34,6 +34,7 @@ from ._core import (
     sequence_as_array,
     shape_of,
     trace_of,
+    untraced_target,
 )
 from .creation import arrays_from_lists, asarray, constant, intercept, leaves
 from .ufuncs import _result, reduce_axes, reduced_shape
@@ -575,7 +576,7 @@ def _check_round_out(a, decimals: int, out) -> None:
 def put_along_axis(arr, indices, values, axis):
     """A write: ``arr[index grid with indices along axis] = values``, as NumPy builds it."""
     if not isinstance(arr, Tracer):
-        raise located(UnsupportedError, "np.put_along_axis into an array that is not traced")
+        raise untraced_target("np.put_along_axis")
     if axis is None:
         if not arr.flags.c_contiguous:
             raise located(UnsupportedError, "np.put_along_axis(axis=None) of a non-contiguous view")
@@ -946,7 +947,7 @@ def _returned(name: str, results: list[Tracer], out, multiple: bool):
     check_out_array(out, "output must be an array")
     if out is not None:
         if len(results) != 1 or not isinstance(out, Tracer):
-            raise located(UnsupportedError, f"np.{name}(out=...) into an array that is not traced")
+            raise untraced_target(f"np.{name}(out=...)")
         from .indexing import _check_value_shape
 
         _check_value_shape(results[0], out.shape)

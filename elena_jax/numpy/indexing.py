@@ -28,6 +28,7 @@ from ._core import (
     sequence_as_array,
     shape_of,
     trace_of,
+    untraced_target,
 )
 from .masked import Masked
 
@@ -324,7 +325,7 @@ HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
 @implements(np.copyto)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Tracer):
-        raise located(UnsupportedError, "np.copyto into an array that is not traced")
+        raise untraced_target("np.copyto")
     if isinstance(src, Tracer) and (src.storage, src.header, src.dtype) == (dst.storage, dst.header, dst.dtype):
         return None  # NB: NumPy returns before any check when src is dst's very memory
     dst.check_writeable()  # NB: then a read-only destination, before the cast and the shapes

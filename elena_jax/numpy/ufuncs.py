@@ -30,6 +30,7 @@ from ._core import (
     sequence_as_array,
     shape_of,
     trace_of,
+    untraced_target,
 )
 
 # NumPy ufuncs without a JAX counterpart, or on types we refuse.
@@ -95,7 +96,7 @@ def _check_casts(ufunc, loop, outs, casting):
         if o is None:
             continue
         if not isinstance(o, Tracer):
-            raise located(UnsupportedError, f"np.{ufunc.__name__}(out=...) into an array that is not traced")
+            raise untraced_target(f"np.{ufunc.__name__}(out=...)")
         if not np.can_cast(d, o.dtype, casting):
             dummies = [np.ones((), t) for t in loop[: ufunc.nin]]
             stand_ins = tuple(np.empty((), t if x is None else x.dtype) for x, t in zip(outs, loop[ufunc.nin :]))
@@ -318,7 +319,7 @@ def _result(trace, prim, ins, shape, dtype, out, params):
         return fresh(trace, prim, ins, shape, dtype, **params)
     check_out_array(out)
     if not isinstance(out, Tracer):
-        raise located(UnsupportedError, "out= into an array that is not traced")
+        raise untraced_target("out=")
     if broadcast_shapes(shape, out.shape) != out.shape:
         raise located(ValueError, f"output parameter has shape {out.shape}, expected {shape}")
     trace.write(prim, ins, [out], **params)
