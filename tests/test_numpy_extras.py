@@ -1181,6 +1181,28 @@ def test_digitize_refuses_bins_neither_increasing_nor_decreasing():
     np.testing.assert_array_equal(traced(x, np.array([3.0, 1.0, 1.0])), np.digitize(x, np.array([3.0, 1.0, 1.0])))
 
 
+def test_histogram_bin_edges_are_histograms_edges():
+    """np.histogram_bin_edges of a number of bins are np.histogram's edges: NumPy's rounding
+    (jax.numpy's float32 edges were an ulp off), NumPy's ValueError in checked mode for an
+    automatic range that is not finite (jax.numpy's edges were NaN: the review's find), and
+    NumPy's errors for weights of another shape and for bins that are not an integer
+    (np.histogram took int(2.5))."""
+    x = np.array([1.0, 2.0, 5.0, 0.5])
+    check_against_numpy(lambda x: (np.histogram_bin_edges(x), np.histogram_bin_edges(x.astype(np.float32), 3),
+                                   np.histogram_bin_edges(x.astype(np.int32), bins=5, range=(0, 2)),
+                                   np.histogram_bin_edges(x, [0, 2, 9])), x, rtol=0, atol=0)
+    x[1] = np.nan
+    for bins in (10, 5):
+        with pytest.raises(ValueError, match="autodetected range"):
+            np.histogram_bin_edges(x.copy(), bins)
+        with pytest.raises(ValueError, match=r"autodetected range.*finite \(checked mode\)[\s\S]*test_numpy_extras"):
+            elena_jax.functionalize(lambda x, b=bins: np.histogram_bin_edges(x, b), checked=True)(x)
+        assert np.isnan(elena_jax.functionalize(lambda x, b=bins: np.histogram_bin_edges(x, b))(x)).all()
+    for f in (lambda x: np.histogram_bin_edges(x, 3, weights=x[:2]), lambda x: np.histogram_bin_edges(x, 2.5),
+              lambda x: np.histogram(x, 2.5)):
+        check(f, x)
+
+
 def covariances(x, y):
     return (np.cov(x), np.cov(x, rowvar=False), np.cov(x, y), np.cov(x[0]), np.cov(x, bias=True), np.cov(x, ddof=3),
             np.cov(x.astype(np.float32), dtype=np.float32), np.cov(x.astype(np.int32)), np.corrcoef(x),

@@ -594,10 +594,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if a.dtype.kind == "c":
         raise located(UnsupportedError, "np.histogram of complex values is not supported by elena_jax (NumPy bins "
                       "them by the real part of a complex bin estimate, corrected by complex comparisons)")
-    if a.dtype.kind in "biu":  # NB: NumPy compares integer data with its float64 edges
-        a = a.astype(np.float64)
+    a = _as_binned(a)
     if np.ndim(bins) == 0:
-        edges = _uniform_edges(a, int(bins), range)
+        edges = _uniform_edges(a, _bin_count(bins), range)
     else:
         edges = _arr(bins)  # NB: NumPy returns its own array of the edges, never bins
     common = np.result_type(a.dtype, edges.dtype)
@@ -611,6 +610,35 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if density:
         counts = counts / np.diff(edges).astype(np.float64) / counts.sum()
     return counts, edges
+
+
+_histogram_bin_edges = jnp_function(np.histogram_bin_edges)
+
+
+@implements(np.histogram_bin_edges)
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """`histogram`'s edges of a number of bins over real data: NumPy's rounding (jax.numpy's
+    float32 edges were an ulp off) and its ValueError, in checked mode, for an automatic range
+    that is not finite (jax.numpy's edges were NaN). Else jax.numpy's."""
+    a = _arr(a)
+    if weights is not None and shape_of(weights) != a.shape:
+        raise located(ValueError, "weights should have the same shape as a.")
+    if isinstance(bins, str) or np.ndim(bins) != 0 or a.dtype.kind == "c":
+        return _histogram_bin_edges(a, bins, range)
+    return _uniform_edges(_as_binned(a), _bin_count(bins), range)
+
+
+def _as_binned(a: Tracer) -> Tracer:
+    """``a`` as NumPy bins it: integers and booleans as float64, its edges' type."""
+    return a.astype(np.float64) if a.dtype.kind in "biu" else a
+
+
+def _bin_count(bins) -> int:
+    """A number of bins as NumPy takes it: an integer (a float is refused)."""
+    try:
+        return operator.index(bins)
+    except TypeError:
+        raise located(TypeError, "`bins` must be an integer, a string, or an array") from None
 
 
 _BLOCK = 65536  # NB: NumPy's histogram takes its data in blocks of this many values

@@ -994,7 +994,7 @@ GENERIC = [
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
     "percentile", "quantile", "count_nonzero",
-    "meshgrid", "kron", "interp", "convolve", "histogram_bin_edges", "select", "piecewise", "array_equal",
+    "meshgrid", "kron", "interp", "convolve", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
     "trapezoid", "angle", "conj", "sinc", "i0",
 ]
