@@ -1181,6 +1181,24 @@ def test_digitize_refuses_bins_neither_increasing_nor_decreasing():
     np.testing.assert_array_equal(traced(x, np.array([3.0, 1.0, 1.0])), np.digitize(x, np.array([3.0, 1.0, 1.0])))
 
 
+def test_digitize_orders_bins_holding_nan_as_numpy():
+    """NumPy takes the bins' direction from their first value and the first unequal to it (a NaN
+    is unequal to all): [0, 1, nan] ascend, [nan, 2, 1] descend, [nan, 1, 2] do neither
+    (ValueError), for known bins and, in checked mode, traced ones. jax.numpy took the direction
+    from the ends (a NaN there: descending) and answered."""
+    x = np.array([0.5, 1.5, -1.0, 2.5, np.nan, np.inf])
+    for bins in map(np.array, ([0.0, 1.0, np.nan], [np.nan], [np.nan, np.nan, 1.0], [np.nan, 2.0, 1.0])):
+        check_against_numpy(lambda x, b=bins: (np.digitize(x, b), np.digitize(x, b, right=True)), x)
+        check_against_numpy(lambda x, b: np.digitize(x, b, True), x, bins)
+    for bins in ([np.nan, 1.0, 2.0], [1.0, np.nan, 0.0, 2.0]):
+        with pytest.raises(ValueError, match="monotonically"):
+            np.digitize(x, bins)
+        with pytest.raises(ValueError, match="monotonically"):
+            elena_jax.functionalize(lambda x, b=bins: np.digitize(x, b))(x)
+        with pytest.raises(ValueError, match=r"monotonically increasing or decreasing \(checked mode\)"):
+            elena_jax.functionalize(lambda x, b: np.digitize(x, b), checked=True)(x, np.array(bins))
+
+
 def test_histogram_bin_edges_are_histograms_edges():
     """np.histogram_bin_edges of a number of bins are np.histogram's edges: NumPy's rounding
     (jax.numpy's float32 edges were an ulp off), NumPy's ValueError in checked mode for an

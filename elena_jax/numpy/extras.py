@@ -26,6 +26,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ._core import (
+    dtype_of,
     has_tracer,
     implements,
     laid_out,
@@ -222,7 +223,7 @@ EXTRA_GENERIC = ["lexsort", "correlate", "isin", "ediff1d", "block", "diagflat",
 for _name in EXTRA_GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
-_cov, _corrcoef, _digitize = jnp_function(np.cov), jnp_function(np.corrcoef), jnp_function(np.digitize)
+_cov, _corrcoef = jnp_function(np.cov), jnp_function(np.corrcoef)
 
 
 @implements(np.cov)
@@ -278,16 +279,41 @@ def corrcoef(x, y=None, rowvar=True, *args, dtype=None, **kwargs):
 
 @implements(np.digitize)
 def digitize(x, bins, right=False):
-    """jax.numpy's, after NumPy's ValueError for bins neither increasing nor decreasing (JAX
-    answers): at once for bins known at trace time, in checked mode for traced ones."""
+    """NumPy's steps: the bins' direction as NumPy finds it (`_ascending`), then np.searchsorted
+    in the bins, reversed where they descend. NumPy's ValueError for bins neither increasing nor
+    decreasing: at once for bins known at trace time, in checked mode for traced ones. (jax.numpy's
+    answered such bins, and took the direction from the ends: [0, 1, nan] descended.)"""
     known = _known(bins)
-    if known is not None and not has_tracer(known):
-        np.digitize(np.zeros(0), known, right)  # NB: NumPy's own checks of the bins
-    elif isinstance(bins, Tracer) and bins.ndim == 1:
-        steps = np.diff(bins)
-        raise_where(np.any(steps > 0) & np.any(steps < 0), ValueError,
+    traced = known is None or has_tracer(known)
+    bins = _arr(bins) if traced else np.asarray(known)
+    probe = np.zeros(bins.shape, bins.dtype) if traced else bins  # NB: all equal: its shape and dtype checked
+    np.digitize(np.zeros(0, dtype_of(x)), probe, right)  # NB: NumPy's own errors (x, the bins)
+    b = bins.astype(np.float64)  # NB: NumPy compares the bins in float64 for their order
+    ascending = _ascending(b)
+    if traced:
+        raise_where(np.where(ascending, np.any(b[:-1] > b[1:]), np.any(b[:-1] < b[1:])), ValueError,
                     "bins must be monotonically increasing or decreasing")
-    return _digitize(x, bins, right=right)
+    side = "left" if right else "right"
+
+    def up():
+        return np.searchsorted(bins, x, side)
+
+    def down():
+        return len(bins) - np.searchsorted(bins[::-1], x, side)
+
+    return np.where(ascending, up(), down()) if isinstance(ascending, Tracer) else up() if ascending else down()
+
+
+def _ascending(bins):
+    """Whether NumPy takes ``bins`` (float64) as ascending: its first value is less than the
+    first one unequal to it (a NaN is unequal to all), or all are equal. Then NumPy raises
+    where one value is greater than the next; else where one is less than the next."""
+    if bins.size < 2:
+        return True
+    rest = bins[1:]
+    same = rest == bins[0]
+    return np.all(same) | (bins[0] < rest[np.argmin(same)])
+
 
 FFT = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
        "fftshift", "ifftshift"]
