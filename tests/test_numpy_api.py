@@ -15,6 +15,7 @@ primitive on its own; ``test_eager_subset`` runs a sample of them op by op.
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -964,6 +965,21 @@ def test_interp_rounds_as_numpy_and_takes_numbers_and_lists(dt):
 
 def test_interp_of_all_equal_points_is_the_last_value():
     check(lambda x, xp, fp: np.interp(x, xp, fp), np.zeros(3), np.zeros(4), np.arange(4) * 0.5)
+
+
+@pytest.mark.parametrize("period", [None, 2.5])
+def test_interp_refuses_sample_points_as_numpy(period):
+    """NumPy's ValueError and message for xp and fp of different lengths (jax.numpy answered: the
+    generic op's stand-ins are one element long), an empty xp, a 2-d xp, traced or not."""
+    x = np.array([0.5, 1.5])
+    for xp, fp in [(np.arange(3.0), np.arange(4.0)), (np.arange(4.0), np.arange(3.0)), (np.zeros(0), np.zeros(0)),
+                   (np.zeros((2, 2)), np.zeros(4))]:
+        with pytest.raises(ValueError) as numpys:
+            np.interp(x, xp, fp, period=period)
+        for f, args in [(lambda x, xp, fp: np.interp(x, xp, fp, period=period), (x, xp, fp)),
+                        (lambda x, xp=xp, fp=fp: np.interp(x, xp, fp, period=period), (x,))]:
+            with pytest.raises(ValueError, match=re.escape(str(numpys.value))):
+                elena_jax.functionalize(f)(*args)
 
 
 def test_convolve_of_integers_wraps_as_numpy():

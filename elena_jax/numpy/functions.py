@@ -994,7 +994,7 @@ GENERIC = [
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
     "percentile", "quantile", "count_nonzero",
-    "meshgrid", "kron", "interp", "convolve", "select", "piecewise", "array_equal",
+    "meshgrid", "kron", "convolve", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
     "trapezoid", "angle", "conj", "sinc", "i0",
 ]
@@ -1020,6 +1020,18 @@ def _triangle(func):
 
 for _f in (np.tril, np.triu):
     implements(_f)(_triangle(_f))
+
+
+_interp = jnp_function(np.interp)
+
+
+@implements(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """jax.numpy's, after NumPy's errors of the sample points at their whole length, which the
+    generic op's one-element stand-ins do not show: xp and fp of different lengths (jax.numpy
+    answered)."""
+    _run_numpy(np.interp, [np.zeros(0), xp, fp], {"period": period}, full=True)
+    return _interp(x, xp, fp, left, right, period)
 
 
 def _take_positions(select, a, axis):
