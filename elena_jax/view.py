@@ -163,9 +163,11 @@ def reshape(v: View, shape: Sequence[int]) -> View | None:
 def transpose(v: View, axes: Sequence[int] | None = None) -> View:
     if axes is None:
         axes = tuple(reversed(range(v.ndim)))
-    axes = tuple(normalize_axis(a, v.ndim) for a in axes)
-    if sorted(axes) != list(range(v.ndim)):
+    if len(axes) != v.ndim:
         raise ValueError("axes don't match array")
+    axes = tuple(normalize_axis(a, v.ndim) for a in axes)
+    if len(set(axes)) != v.ndim:
+        raise ValueError("repeated axis in transpose")
     return View.make([v.shape[a] for a in axes], [v.strides[a] for a in axes], v.offset)
 
 

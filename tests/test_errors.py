@@ -214,6 +214,10 @@ def test_numpys_exception_type(f):
     np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4))
 
 
+_NOT_AN_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
+                 "arrays are valid indices")
+
+
 def _int32_plus_a_half(a):
     i = a.astype(np.int32)
     i += 0.5
@@ -251,9 +255,22 @@ def _set_shape(a):
     (lambda a: a[a > 0.5].sum(axis=3), np.exceptions.AxisError, "axis 3 is out of bounds for array of dimension 1"),
     (lambda a: np.mean(a[a > 0.5], axis=2), np.exceptions.AxisError,
      "axis 2 is out of bounds for array of dimension 1"),
+    (lambda a: a.transpose(0, 0), ValueError, "repeated axis in transpose"),
+    (lambda a: np.transpose(a, (1, -1)), ValueError, "repeated axis in transpose"),
+    (lambda a: a[1.5], IndexError, _NOT_AN_INDEX),
+    (lambda a: a[[0, 1.5]], IndexError, _NOT_AN_INDEX),
+    (lambda a: a[a[0, 0]], IndexError, _NOT_AN_INDEX),
+    (lambda a: a[np.array([])], IndexError, "arrays used as indices must be of integer (or boolean) type"),
+    (lambda a: np.concatenate([a, np.ones((5, 4))]), ValueError, "all the input array dimensions except for the "
+     "concatenation axis must match exactly, but along dimension 1, the array at index 0 has size 6 and the array "
+     "at index 1 has size 4"),
+    (lambda a: np.concatenate([a, a, a[0]]), ValueError, "all the input arrays must have same number of dimensions, "
+     "but the array at index 0 has 2 dimension(s) and the array at index 2 has 1 dimension(s)"),
 ], ids=["reshape", "np.reshape", "shape=", "matmul", "einsum", "in-place cast", "clip out cast", "uint8 + 300",
         "axis", "percentile", "histogram range", "searchsorted side", "zeros of a negative size", "full of a row",
-        "axis of a masked selection", "np.mean axis of a masked selection"])
+        "axis of a masked selection", "np.mean axis of a masked selection", "repeated axis", "np.transpose repeated",
+        "float index", "float in a list index", "traced float index", "empty float array index",
+        "concatenate sizes", "concatenate ndims"])
 def test_numpys_errors_keep_numpys_type_and_message_and_name_the_line(f, exc, message):
     """Every error escaping a rule or a Tracer method names the user's line (in its message or
     as a note, `names_a_location`), whichever way the call came in: operators and methods,

@@ -224,10 +224,15 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     if nd == 0:
         raise located(ValueError, "zero-dimensional arrays cannot be concatenated")
     axis = V.normalize_axis(axis, nd)
-    for a in arrays:
-        if a.ndim != nd or any(x != y for i, (x, y) in enumerate(zip(a.shape, arrays[0].shape)) if i != axis):
-            raise located(ValueError, "all the input array dimensions except for the concatenation axis "
-                          f"must match exactly, but shapes are {arrays[0].shape} and {a.shape}")
+    for k, a in enumerate(arrays):  # NB: NumPy's checks and messages, in its order
+        if a.ndim != nd:
+            raise located(ValueError, f"all the input arrays must have same number of dimensions, but the array "
+                          f"at index 0 has {nd} dimension(s) and the array at index {k} has {a.ndim} dimension(s)")
+        for i, (n, m) in enumerate(zip(arrays[0].shape, a.shape)):
+            if i != axis and n != m:
+                raise located(ValueError, "all the input array dimensions except for the concatenation axis must "
+                              f"match exactly, but along dimension {i}, the array at index 0 has size {n} and the "
+                              f"array at index {k} has size {m}")
     res_dtype = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)

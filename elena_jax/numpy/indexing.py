@@ -50,6 +50,7 @@ def split_index(trace, a: Tracer, key):
                     f"a slice with traced bounds has a data-dependent shape\n  at {user_location()}")
             template.append(("slice", k.start, k.stop, k.step))
         else:
+            message = _index_error(k)
             k = sequence_as_array(k)  # NB: a list holding traced scalars (a[[i, j]]) is one index array
             if isinstance(k, Tracer) and trace.known_value(k) is not None:
                 k = trace.known_value(k)  # a constant made inside f: index exactly as NumPy
@@ -62,14 +63,26 @@ def split_index(trace, a: Tracer, key):
                         template.append(("arr", len(arrays)))
                         arrays.append(idx)
                     continue
-                if k.dtype.kind not in "iu" and k.size:
-                    raise located(IndexError, "arrays used as indices must be of integer (or boolean) type")
+                if k.dtype.kind not in "iu" and (k.size or message is _NOT_INTEGERS):
+                    raise located(IndexError, message)  # NB: an empty list is an index, an empty float array not
                 k = k.astype(np.intp) if k.size == 0 else k
             elif k.dtype.kind not in "iub":
-                raise located(IndexError, "arrays used as indices must be of integer (or boolean) type")
+                raise located(IndexError, message)
             template.append(("arr", len(arrays)))
             arrays.append(k)
     return tuple(template), arrays
+
+
+_NOT_INTEGERS = "arrays used as indices must be of integer (or boolean) type"
+_NOT_AN_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
+                 "arrays are valid indices")
+
+
+def _index_error(k) -> str:
+    """NumPy's message where ``k`` is not an integer index: of an array (a traced one not read
+    out as a scalar), its dtype; of anything else (a float, a list of floats, a string), what an
+    index may be."""
+    return _NOT_INTEGERS if isinstance(k, np.ndarray) or isinstance(k, Tracer) and not k.scalar else _NOT_AN_INDEX
 
 
 def _has_traced_mask(arrays) -> bool:
