@@ -266,11 +266,24 @@ def _set_shape(a):
      "at index 1 has size 4"),
     (lambda a: np.concatenate([a, a, a[0]]), ValueError, "all the input arrays must have same number of dimensions, "
      "but the array at index 0 has 2 dimension(s) and the array at index 2 has 1 dimension(s)"),
+    (lambda a: np.where(a > 0.5, a, a[0, :4]), ValueError,
+     "operands could not be broadcast together with shapes (5,6) (5,6) (4,) "),
+    (lambda a: np.add.outer(a[0], a[:, 0], out=a), ValueError,
+     "operands could not be broadcast together with shapes (6,1) (5,) (5,6) "),
+    (lambda a: np.outer(a[0], a[:, 0], out=a), ValueError,
+     "operands could not be broadcast together with shapes (6,1) (1,5) (5,6) "),
+    (lambda a: np.add(a, 1.0, out=a[:, :4]), ValueError,
+     "operands could not be broadcast together with shapes (5,6) () (5,4) "),
+    (lambda a: np.add(a, a[0], out=a[0]), ValueError,
+     "non-broadcastable output operand with shape (6,) doesn't match the broadcast shape (5,6)"),
+    (lambda a: np.copyto(a, 0.0, where=a[:, :4] > 0), ValueError,
+     "could not broadcast where mask from shape (5,4) into shape (5,6)"),
 ], ids=["reshape", "np.reshape", "shape=", "matmul", "einsum", "in-place cast", "clip out cast", "uint8 + 300",
         "axis", "percentile", "histogram range", "searchsorted side", "zeros of a negative size", "full of a row",
         "axis of a masked selection", "np.mean axis of a masked selection", "repeated axis", "np.transpose repeated",
         "float index", "float in a list index", "traced float index", "empty float array index",
-        "concatenate sizes", "concatenate ndims"])
+        "concatenate sizes", "concatenate ndims", "where shapes", "ufunc outer out", "np.outer out", "ufunc out",
+        "ufunc out smaller", "copyto where"])
 def test_numpys_errors_keep_numpys_type_and_message_and_name_the_line(f, exc, message):
     """Every error escaping a rule or a Tracer method names the user's line (in its message or
     as a note, `names_a_location`), whichever way the call came in: operators and methods,

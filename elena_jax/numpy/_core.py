@@ -106,11 +106,17 @@ def check_out_array(out: Any, message: str = "return arrays must be of ArrayType
         raise located(TypeError, message)
 
 
+def shape_text(shape) -> str:
+    """A shape as NumPy's messages write it: ``(2,3)``, ``(2,)``."""
+    return f"({','.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
+
+
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """NumPy's broadcast of ``shapes``, or its ufuncs' ValueError, which names every operand's shape."""
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        listed = " ".join(str(tuple(s)) for s in shapes)
+        listed = "".join(f"{shape_text(s)} " for s in shapes)
         raise located(ValueError, f"operands could not be broadcast together with shapes {listed}") from None
 
 

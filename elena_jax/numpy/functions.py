@@ -282,7 +282,7 @@ def where(condition, x=None, y=None):
     condition, x, y = (np.asarray(v) if isinstance(v, (list, tuple)) else v
                        for v in map(sequence_as_array, (condition, x, y)))
     dtype = np.result_type(*map(promoted_as, (x, y)))
-    shape = np.broadcast_shapes(*map(shape_of, (condition, x, y)))
+    shape = broadcast_shapes(*map(shape_of, (condition, x, y)))
     return fresh(trace, "where", [condition, x, y], shape, dtype, layout=memory_order(shape, [condition, x, y]))
 
 

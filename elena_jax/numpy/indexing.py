@@ -18,7 +18,6 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import HOOKS, Tracer, is_basic_index
 from ._core import (
     as_operand,
-    broadcast_shapes,
     fresh,
     has_tracer,
     implements,
@@ -27,6 +26,7 @@ from ._core import (
     memory_order,
     sequence_as_array,
     shape_of,
+    shape_text,
     trace_of,
     untraced_target,
 )
@@ -305,22 +305,25 @@ def _refuse_overlapping_mask(mask: Tracer, aligned: V.View, dst: Tracer, constru
 
 
 def _check_value_shape(value, shape) -> None:
-    vshape = shape_of(value)
-    try:
-        # NB: NumPy drops leading unit axes of the value that the target lacks
-        trimmed = tuple(vshape)
-        while len(trimmed) > len(shape) and trimmed[0] == 1:
-            trimmed = trimmed[1:]
-        if np.broadcast_shapes(trimmed, shape) != tuple(shape):
-            raise ValueError
-    except ValueError:
-        raise located(ValueError, f"could not broadcast input array from shape {_shape_text(vshape)} "
-                      f"into shape {_shape_text(shape)}") from None
+    vshape = trimmed = tuple(shape_of(value))
+    while len(trimmed) > len(shape) and trimmed[0] == 1:  # NB: NumPy drops leading unit axes the target lacks
+        trimmed = trimmed[1:]
+    if not _broadcasts_to(trimmed, shape):
+        raise located(ValueError, f"could not broadcast input array from shape {shape_text(vshape)} "
+                      f"into shape {shape_text(shape)}")
 
 
-def _shape_text(shape) -> str:
-    """A shape as NumPy's messages write it: ``(2,3)``, ``(2,)``."""
-    return f"({','.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
+def _check_mask_shape(mask, shape) -> None:
+    """NumPy's error for a ``where=`` mask of np.copyto that does not broadcast to ``shape``
+    (its leading axes of one are not dropped)."""
+    if not _broadcasts_to(mask, shape):
+        raise located(ValueError, f"could not broadcast where mask from shape {shape_text(mask)} "
+                      f"into shape {shape_text(shape)}")
+
+
+def _broadcasts_to(shape_from, shape) -> bool:
+    """Whether an array of ``shape_from`` broadcasts to ``shape`` (which it may not outgrow)."""
+    return len(shape_from) <= len(shape) and all(m in (1, n) for m, n in zip(shape_from[::-1], shape[::-1]))
 
 
 def copy(a, order: str = "C") -> Tracer:
@@ -355,7 +358,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     if where is True:
         trace.write("copy", ins, [dst])
     else:
-        broadcast_shapes(shape_of(where), dst.shape)
+        _check_mask_shape(shape_of(where), dst.shape)
         if isinstance(where, Tracer):  # NB: NumPy copies an overlapping src first, never the mask
             _refuse_overlapping_mask(where, V.broadcast_to(where.header, dst.shape), dst,
                                      "np.copyto(dst, src, where=mask)")

@@ -29,6 +29,7 @@ from ._core import (
     memory_order,
     sequence_as_array,
     shape_of,
+    shape_text,
     trace_of,
     untraced_target,
 )
@@ -105,9 +106,10 @@ def _check_casts(ufunc, loop, outs, casting):
 
 
 def _check_out_shape(shape, o):
-    if broadcast_shapes(shape, o.shape) != o.shape:
-        raise located(ValueError, f"non-broadcastable output operand with shape {o.shape} "
-                      f"doesn't match the broadcast shape {broadcast_shapes(shape, o.shape)}")
+    whole = broadcast_shapes(shape, o.shape)
+    if whole != o.shape:
+        raise located(ValueError, f"non-broadcastable output operand with shape {shape_text(o.shape)} "
+                      f"doesn't match the broadcast shape {shape_text(whole)}")
 
 
 def ufunc_rule(ufunc):
@@ -122,7 +124,9 @@ def ufunc_rule(ufunc):
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         _check_casts(ufunc, loop, outs, casting)
-        shape = broadcast_shapes(*map(shape_of, inputs))
+        given = [o for o in outs if o is not None] + ([] if where is True else [where])
+        broadcast_shapes(*map(shape_of, inputs + given))  # NB: NumPy's error names every operand's shape
+        shape = np.broadcast_shapes(*map(shape_of, inputs))
         if ufunc is np.power and loop[1].kind in "iu" and not isinstance(ins[1], Tracer) and np.any(ins[1] < 0):
             # NB: NumPy refuses negative integer exponents; a traced one cannot be checked here
             raise located(ValueError, "Integers to negative integer powers are not allowed.")
@@ -142,7 +146,6 @@ def ufunc_rule(ufunc):
             _check_out_shape(full, o)
             targets.append(o)
         if where is not True:
-            broadcast_shapes(shape_of(where), targets[0].shape)
             ins += [where, *targets]
             params["masked"] = True
         trace.write("ufunc", ins, targets, **params)
