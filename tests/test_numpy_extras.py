@@ -1165,6 +1165,18 @@ def test_nan_and_midpoint_quantiles_are_numpys_bit_for_bit_with_fma_off():
     check_against_numpy(nan_and_midpoint_quantiles, x)  # NB: with contractions, within ulps
 
 
+@pytest.mark.filterwarnings("ignore:All-NaN slice")
+def test_nan_quantiles_of_float32_with_an_all_nan_first_row_are_float32():
+    """np.nanquantile at a number q and np.nanmedian of float32 data whose first row (or whole
+    array) is all NaN: NumPy's float32 and NaN there. (At an array q NumPy's type is its first
+    row's, float32 or float64 by the data: design.md, Known limits.)"""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a[0] = np.nan
+    for x in (a, np.full((3, 4), np.nan, np.float32)):
+        check_against_numpy(lambda x: (np.nanquantile(x, 0.5, axis=1), np.nanquantile(x, 0.5), np.nanmedian(x),
+                                       np.nanmedian(x, axis=1), np.nanpercentile(x, 50, axis=1, keepdims=True)), x)
+
+
 def test_digitize_refuses_bins_neither_increasing_nor_decreasing():
     """NumPy raises ValueError for such bins; jax.numpy answered ([2, 2, 2, 2] of zeros against
     [1, 0, 2]): at once for bins known at trace time, in checked mode for traced ones (an
