@@ -139,7 +139,9 @@ class Functionalized:
                 key.append((leaf.shape, leaf.dtype, True, _weak_jax_scalar(leaf)))
                 leaves.append(leaf)
             elif self._traced(leaf):
-                python = isinstance(leaf, _SCALARS)
+                # NB: np.float64 subclasses float and np.complex128 complex, but a NumPy scalar is
+                # strongly typed in NumPy 2's promotion (NEP 50): a 0-d array of its dtype, not weak
+                python = isinstance(leaf, _SCALARS) and not isinstance(leaf, np.generic)
                 dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
                 key.append((tuple(np.shape(leaf)), dtype, True, python or _weak_jax_scalar(leaf)))
                 leaves.append(leaf)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import elena_jax
+from elena_jax.testing import assert_same, check_against_numpy
 
 
 def scale_columns(b, h):
@@ -341,6 +342,32 @@ def test_arithmetic_on_traced_python_scalars_keeps_them_weak():
                 jax.jit(elena_jax.functionalize(gae, fma=False))):
         got = np.asarray(run(r, v, 0.99, 0.95))
         assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
+
+
+def normalize(x, mu, sd):
+    y = x.copy()
+    y -= mu
+    y /= sd
+    return y
+
+
+def scaled(x, s):
+    return x * s, s - x, x == s
+
+
+def test_numpy_scalar_arguments_are_strongly_typed():
+    """A NumPy scalar argument is a 0-d array of its dtype in NumPy 2's promotion (NEP 50), not a
+    weak Python number: np.float64 subclasses float (np.complex128 complex), so it was traced as one,
+    and ``x32 * np.float64(0.1)`` was float32 (NumPy: float64); ``y -= ref.mean()`` on float32 y
+    rounded 340 of 1000 values otherwise. An acceptance campaign's find, session 22."""
+    x = np.random.default_rng(0).normal(size=1000).astype(np.float32)
+    ref = np.random.default_rng(1).normal(size=100)
+    check_against_numpy(normalize, x, ref.mean(), ref.std(), rtol=0, atol=0)  # NumPy reductions' np.float64
+    for scalar in np.float64(0.1), np.complex128(0.5 + 1j), np.float32(0.1), np.int64(3), np.bool_(True):
+        want = check_against_numpy(scaled, x, scalar, rtol=0, atol=0)
+        for g, w in zip(elena_jax.pure(scaled)(x, scalar)[0], want):
+            assert_same(g, w, rtol=0, atol=0)
+        assert elena_jax.functionalize(lambda s: s)(scalar).dtype == scalar.dtype
 
 
 def test_global_jax_config_is_untouched():
