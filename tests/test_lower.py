@@ -1,6 +1,7 @@
 """Lowering: reads and writes of views as JAX operations (elena_jax/lower)."""
 
 import math
+import warnings
 from fractions import Fraction
 
 import jax
@@ -279,6 +280,24 @@ def test_float16_loops_round_to_float16_before_a_wider_out():
     """Campaign seed 2029 #50270: hypot(uint8(10), 3) is 10.4375 (float16) in NumPy even into float32."""
     check_against_numpy(float16_loops_into_wider_outputs, np.array([10, 3, 200, 7], np.uint8),
                         np.array([1, -5, 100, 3], np.int8))
+
+
+def to_float16(x, z, o):
+    o[:] = x
+    with warnings.catch_warnings(action="ignore", category=np.exceptions.ComplexWarning):
+        return x.astype(np.float16), z.astype(np.float16), o
+
+
+def test_float64_converts_to_float16_rounded_once():
+    """NumPy rounds float64 to float16 once; XLA converts through float32, rounding twice: a value
+    just off the midpoint of two float16 numbers became the midpoint, then rounded to even (63 of
+    189 such values were an ulp off, 65519.99999 was inf; an acceptance campaign's find, session 22)."""
+    h = np.arange(0x3C00, 0x3C40, dtype=np.uint16).view(np.float16).astype(np.float64)
+    mid = (h[:-1] + h[1:]) / 2
+    x = np.concatenate([mid, np.nextafter(mid, 2), np.nextafter(mid, 0), [65519.99999, 2.0**-25 * (1 + 2**-40),
+                                                                        -0.0, np.inf, np.nan, 1e-300, 1e300]])
+    x = np.concatenate([x, -x])
+    check_against_numpy(to_float16, x, x + 1j, np.zeros(x.size, np.float16), rtol=0, atol=0)
 
 
 def compare_with_out_of_range_python_ints(u, i, b):

@@ -215,12 +215,26 @@ def cast(x, dtype):
         return x
     if x.dtype.kind == "c" and dtype == np.bool_:
         return x != 0
+    if dtype == np.float16 and x.dtype in (np.float64, np.complex128):
+        x = _float32_rounded_to_odd(lax.real(x) if x.dtype.kind == "c" else x)
     if x.dtype.kind == "f" and dtype.kind in "iu":
         t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
         if dtype == np.uint64:
             return _unsigned(t, dtype)
         x = _signed(t, _VIA[dtype])
     return lax.convert_element_type(x, dtype)
+
+
+def _float32_rounded_to_odd(x):
+    """float64 ``x`` as float32 rounded to odd (truncated, the last bit set where inexact), so that
+    rounding it to float16 is the one correct rounding of ``x`` (float32 has more than float16's
+    11 bits + 2). NB: XLA converts float64 to float16 through float32 rounded to nearest, which
+    rounds twice: 0.50048828125 + 2**-40 became float16's 0.5, NumPy's is 0.5009765625."""
+    y = x.astype(np.float32)
+    near = y.astype(x.dtype)
+    bits = lax.bitcast_convert_type(y, np.uint32)
+    bits = jnp.where(jnp.abs(near) > jnp.abs(x), bits - 1, bits)  # NB: sign and magnitude: one step to zero
+    return lax.bitcast_convert_type(jnp.where(near != x, bits | 1, bits), np.float32)  # NB: NaN stays NaN
 
 
 def _signed(t, via: np.dtype):
