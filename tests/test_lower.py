@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import elena_jax
 from elena_jax import view as V
 from elena_jax.lower import memory
-from elena_jax.testing import check_against_numpy
+from elena_jax.testing import assert_same, check_against_numpy
 
 # NB: on a GPU, XLA's float32 division, its pow (also np.power(x, 2): the exponent is hidden),
 # fmod and complex products are not the correctly rounded loops of NumPy on the CPU (an ulp off;
@@ -298,6 +298,28 @@ def test_float64_converts_to_float16_rounded_once():
                                                                         -0.0, np.inf, np.nan, 1e-300, 1e300]])
     x = np.concatenate([x, -x])
     check_against_numpy(to_float16, x, x + 1j, np.zeros(x.size, np.float16), rtol=0, atol=0)
+
+
+def with_a_scalar(x, s):
+    with np.errstate(over="ignore"):  # NB: 2048 * 2049 is inf in float16
+        return x * s, x % s, s / x, x - s, np.arctan2(x, s), np.maximum(s, x), x == s, x < s
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32])
+def test_float16_loops_take_a_traced_python_number_as_float16(dt):
+    """A float16 loop rounds its operands to float16 first: a traced Python float 0.3 (trace_scalars=True,
+    or a number under jax.jit) is float16's 0.2998. It was taken as float32, so of 3000 float16 values
+    x * 0.3 differed in 685, x % 0.3 in 2229, and x == 0.3 was False at float16(0.3); a traced
+    np.multiply(a, b, dtype=np.float16) of float32 operands too. An acceptance campaign's find, session 22."""
+    x = np.concatenate([np.random.default_rng(0).uniform(0.01, 2, 300), [0.3, 2048, 1.0009765625]]).astype(dt)
+    traced = elena_jax.functionalize(with_a_scalar, trace_scalars=True)
+    for s in 0.3, 2049, 1.0004882812500002:  # NB: 2049 is float16's 2048; the last one its 1.0009765625
+        for got, want in zip(traced(x, s), with_a_scalar(x, s)):
+            assert_same(got, want, rtol=0, atol=0)
+    for got, want in zip(jax.jit(elena_jax.functionalize(with_a_scalar))(x, 0.3), with_a_scalar(x, 0.3)):
+        assert_same(got, want, rtol=0, atol=0)
+    y = np.float32(1 / 3) + x.astype(np.float32)
+    check_against_numpy(lambda x, y: np.multiply(x, y, dtype=np.float16), y, y[::-1], rtol=0, atol=0)
 
 
 def compare_with_out_of_range_python_ints(u, i, b):

@@ -461,9 +461,10 @@ def _unfolded(name: str, operands):
 @rule("ufunc")
 def ufunc(ins, outs, name, loop, masked=False):
     n = len(loop)
-    # NB: NumPy's float16 loops compute in float32 and round the result; XLA's are less exact
+    # NB: NumPy's float16 loops take float16 operands (a traced Python float 0.3 is float16's
+    # 0.2998), compute in float32 and round the result; XLA's are less exact
     wide = name not in ("nextafter", "spacing")  # these two are about float16's own spacing
-    args = [cast(x, np.float32 if d == np.float16 and wide else d) for x, d in zip(ins[:n], loop)]
+    args = [cast(cast(x, d), np.float32) if d == np.float16 and wide else cast(x, d) for x, d in zip(ins[:n], loop)]
     if name in _COMPARISONS and {a.dtype for a in args} == {np.dtype(np.int64), np.dtype(np.uint64)}:
         res = _compare_int64_uint64(name, *args)
     elif name in _COMPARISONS - {"equal", "not_equal"} and args[0].dtype.kind == "c":
