@@ -776,12 +776,12 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
     # of its own (a float product then rounds otherwise), and JAX differentiates it only if unique
     unique = name != "multiply" or x.dtype.kind not in "fc" or _distinct(x.shape, k)
     if name in _AT and len(ins) > 1 + n_key and one_scatter and unique:
-        value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
+        value = cast(ins[1 + n_key], loop[1])
         ref = x.astype(loop[0]).at[k]
         method = _AT[name] if np.dtype(loop[0]) != np.bool_ else _BOOL_AT[name]
         return [getattr(ref, method)(value, unique_indices=name == "multiply").astype(x.dtype)]
     if name == "subtract" and one_scatter:
-        value = jnp.asarray(ins[1 + n_key]).astype(loop[1])
+        value = cast(ins[1 + n_key], loop[1])
         return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
     return [_sequential_at(x, k, name, loop, ins[1 + n_key :])]
 
@@ -826,7 +826,7 @@ def to_value(x):
 def where(ins, outs):
     cond, x, y = ins
     (_, dtype), = outs
-    return [jnp.where(cond, jnp.asarray(x).astype(dtype), jnp.asarray(y).astype(dtype))]
+    return [jnp.where(cond, cast(x, dtype), cast(y, dtype))]
 
 
 @rule("concatenate")

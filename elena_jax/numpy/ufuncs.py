@@ -374,10 +374,12 @@ def ufunc_at(ufunc, a, indices, b=None):
     a.check_writeable()
     from .indexing import indexed_shape, split_index  # the index normaliser lives with indexing
 
+    if isinstance(b, Tracer) and b.weak:
+        b = b.view_of(b.header)  # NB: as NumPy's at(): a traced Python number is an array, not weak
     key, key_ins = split_index(trace, a, indices)
     if any(isinstance(k, Tracer) and k.dtype == bool for k in key_ins):
         # NB: a traced mask selects each element once: a[mask] = op(a[mask], b), cast back as at() casts
-        a[indices] = ufunc(a[indices]) if b is None else ufunc(a[indices], b)
+        a[indices] = ufunc(a[indices]) if b is None else ufunc(a[indices], b if has_tracer(b) else np.asarray(b))
         return
     indexed_shape(a, key, key_ins)  # NB: NumPy's IndexError for static indices out of range
     if b is not None and not has_tracer(b):
