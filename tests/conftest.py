@@ -5,6 +5,9 @@ function with passes on and off often lowers to the same HLO; tests share
 shapes). JAX's persistent cache, kept in a temporary folder for this run only
 and shared by the pytest-xdist workers, compiles each distinct program once:
 the executables are the ones XLA would build again, so no result changes.
+
+Hypothesis draws the same examples at every run (derandomized: a gate that passes passes again);
+``HYPOTHESIS_PROFILE=explore`` draws new ones, for a campaign (docs/fuzzing.md).
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ import tempfile
 
 import jax
 import pytest
+from hypothesis import settings
 
 from elena_jax.lower import opaque
 
 _FOLDER = "ELENA_JAX_TEST_XLA_CACHE"
+
+settings.register_profile("gate", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
 
 def pytest_configure(config) -> None:

@@ -669,7 +669,7 @@ def evaluate(tree, args, column=column):
     return getattr(np, tree[1])(evaluate(tree[2], args, column), evaluate(tree[3], args, column))
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=40, deadline=None)
 @given(data=st.data(), k=st.integers(2, 6), inplace=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]))
 def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     """Each lane j of a fresh (N, k) array, or of the argument itself, is written with a
@@ -690,7 +690,7 @@ def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     check_against_numpy(f, a, rng.uniform(-2, 2, (7, 4)).astype(dtype))
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data(), k=st.sampled_from([2, 4]), inplace=st.booleans(), clip=st.booleans())
 def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
     """Lanes j::k of 9 elements per row, written with variants of one expression (stacked or

@@ -1552,7 +1552,7 @@ def test_index_arrays_into_empty_arrays():
     check_against_numpy(f, np.ones((2, 3, 4)))
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_advanced_indexing_lays_out_its_result_as_numpy(data):
     """``a[key]`` with index arrays: NumPy puts the index dims outermost in memory and the other dims
@@ -1622,7 +1622,7 @@ def test_an_argument_keeps_its_strides(view):
     check_against_numpy(ravel_writes if x.flags.writeable else lambda x: x.ravel().copy() + x.T.ravel(), x)
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_an_argument_of_any_layout_is_written_as_in_numpy(data):
     """Random transposes, steps and reversals of the caller's array: ravel/reshape inside ``f`` copy or

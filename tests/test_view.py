@@ -32,7 +32,7 @@ def check(arr: np.ndarray, v: V.View, base: np.ndarray) -> None:
 shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_basic_index_matches_numpy(data):
     shape = data.draw(shapes)
@@ -42,7 +42,7 @@ def test_basic_index_matches_numpy(data):
     check(a[key], V.index(V.contiguous(shape), key), base)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_reshape_is_a_view_exactly_when_numpy_says(data):
     shape = data.draw(shapes)
@@ -65,7 +65,7 @@ def test_reshape_is_a_view_exactly_when_numpy_says(data):
         check(expected, new, base)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_overlap_agrees_with_shares_memory(data):
     shape = data.draw(shapes)
@@ -80,7 +80,7 @@ def test_overlap_agrees_with_shares_memory(data):
         assert V.overlap(v1, v2) == np.shares_memory(a1, a2)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_dense_views_are_exactly_a_range_of_elements(data):
     shape = data.draw(shapes)
@@ -114,7 +114,7 @@ def permuted_views(draw, shape):
     return a, view_of(a, base)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_keep_order_is_the_layout_numpy_gives_a_ufunc_result(data):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=3))
@@ -131,7 +131,7 @@ def test_keep_order_is_the_layout_numpy_gives_a_ufunc_result(data):
     assert laid_out == V.View.make(result.shape, [s // result.itemsize for s in result.strides])
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_box_of_every_basic_view_reads_its_elements(data):
     shape = data.draw(shapes)
