@@ -41,6 +41,62 @@ def test_read_and_write_of_a_view_match_numpy(key, rows):
     np.testing.assert_array_equal(np.asarray(memory.place(flat, v, shape, value)).reshape(shape), want)
 
 
+
+def _write_row(b, h):
+    b = b.copy()
+    b[0, :3] = h * h.sum()
+    return (b * b * b).sum()
+
+
+def _write_column(b, h):
+    b = b.copy()
+    b[1:4, -1] = h**2
+    return (b * b).sum()
+
+
+def _add_to_head(b, h):
+    y = b[0].copy()
+    y[:2] += 3 * h[-2:]
+    return (y * y).sum() + (b * b * b).sum()
+
+
+# NB: each writes a small box of its storage: one dynamic_update_slice (memory.write)
+WRITES = {"row": (_write_row, lambda b, h: _cubes(b.at[0, :3].set(h * h.sum()))),
+          "column": (_write_column, lambda b, h: (b.at[1:4, -1].set(h**2) ** 2).sum()),
+          "head": (_add_to_head, lambda b, h: (b[0].at[:2].add(3 * h[-2:]) ** 2).sum() + _cubes(b))}
+
+
+def _cubes(b):
+    return (b * b * b).sum()
+
+
+@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("form", WRITES)
+def test_derivatives_of_writes_through_views_compose_with_x64_off_and_on(form, x64):
+    """Per-example gradients and Hessians of code that writes a row, a column or a head of an array.
+
+    An acceptance campaign's find, session 22: with x64 off (JAX's default) every one of these
+    raised "lax.clamp requires arguments to have the same dtypes, got int32, int64, int32": the
+    write's start indices were int64 constants (made under the lowering's enable_x64), and JAX
+    transposes and batches it outside that scope."""
+    f, jax_form = WRITES[form]
+    transforms = {
+        "grad(vmap(f).sum())": lambda f, b, h: jax.grad(lambda b: jax.vmap(f)(b, h).sum())(b),
+        "vmap(grad(f))": lambda f, b, h: jax.vmap(jax.grad(f, argnums=(0, 1)))(b, h),
+        "hessian(f)": lambda f, b, h: jax.hessian(f, argnums=(0, 1))(b[0], h[0]),
+        "jacrev(grad(f))": lambda f, b, h: jax.jacrev(jax.grad(f, argnums=1))(b[0], h[0]),
+        "jit(vmap(grad(f)))": lambda f, b, h: jax.jit(jax.vmap(jax.grad(f)))(b, h),
+    }
+    with jax.enable_x64(x64):
+        b = jnp.asarray(np.linspace(-1, 1, 3 * 5 * 6).reshape(3, 5, 6))
+        h = jnp.asarray(np.linspace(0.5, -2, 9).reshape(3, 3))
+        for name, t in transforms.items():
+            want = jax.jit(t, static_argnums=0)(jax_form, b, h)  # NB: jitted: faster, and not under test
+            got = t(elena_jax.functionalize(f), b, h)
+            for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+                assert g.dtype == w.dtype, name
+                np.testing.assert_allclose(g, w, rtol=1e-6 if x64 else 1e-5, atol=1e-6, err_msg=name)
+
 def update_interleaved_columns(rois, deltas):
     w = rois[:, 2] - rois[:, 0]
     h = rois[:, 3] - rois[:, 1]

@@ -69,7 +69,17 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
     if not (b.unit_steps and b.length == flat.shape[0] and b.dims == tuple(shape)) or 2 * v.size >= flat.shape[0]:
         return place(flat, v, shape, given)
     u = _to_box(b, v, value)
-    return lax.dynamic_update_slice(flat.reshape(b.dims), u, b.starts).reshape(-1)
+    return lax.dynamic_update_slice(flat.reshape(b.dims), u, _starts(b, flat.shape[0])).reshape(-1)
+
+
+def _starts(b: V.Box, size: int) -> list:
+    """The box's starts as index operands, int32 in a storage of a ``size`` that fits.
+
+    NB: Python ints are int64 under the lowering's enable_x64, and JAX transposes and batches
+    the slice outside it (grad, vmap of grad, hessian), where int64 indices met int32 bounds:
+    lax.clamp refused them with x64 off."""
+    index = np.int32 if size < 2**31 else np.int64
+    return [index(s) for s in b.starts]
 
 
 def place(flat, v: V.View, shape: tuple[int, ...], value):
