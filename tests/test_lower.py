@@ -659,6 +659,21 @@ def test_gradients_of_powers_are_jaxs():
             np.testing.assert_array_equal(got, want, err_msg=name)
 
 
+@pytest.mark.parametrize("p", [0.5, 0.6, 3.0, -1.0])
+def test_derivatives_of_powers_by_a_traced_exponent_are_jaxs(p):
+    """d/dp of ``x ** p`` is ``log(x) x ** p`` (x > 0), ``p x ** (p - 1)`` with respect to x. Found
+    by an acceptance campaign's sweep, session 22: at a scalar p = 0.5, NumPy's sqrt (rules.
+    _power_by_a_scalar) took the derivative with respect to p too: 0."""
+    f = lambda x, p: (x**p).sum()  # noqa: E731
+    x = np.array([0.25, 0.5, 2.0, 3.0])
+    with jax.enable_x64(True):
+        for name, t in {"grad": lambda f: jax.grad(f, argnums=(0, 1))(x, p),
+                        "jvp": lambda f: jax.jvp(lambda p: f(x, p), (p,), (1.0,))[1],
+                        "hessian": lambda f: jax.hessian(f, argnums=(0, 1))(x, p)}.items():
+            got, want = t(elena_jax.functionalize(f)), t(f)
+            for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+                np.testing.assert_allclose(g, w, rtol=1e-14, err_msg=name)
+
 def test_gradients_of_floor_division_and_remainder_are_jaxs():
     # NB: a // b is a step function (derivative 0, also where b is 0 and NumPy's value is a / b), and
     # a % b grows with a where it is exactly zero too (its signed zero was a constant there); its

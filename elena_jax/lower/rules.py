@@ -314,15 +314,21 @@ def _power(x, y):
     return lax.fori_loop(0, y.dtype.itemsize * 8, square_and_multiply, (one, x, y))[0]
 
 
+@jax.custom_jvp
 def _power_by_a_scalar(x, y, res):
     """NumPy's float32/float64 power loop computes a scalar exponent's special values apart (its
     stride is 0): ``x ** 0.5`` is ``sqrt(x)``, which is -0.0 at -0.0 and NaN at -inf where
-    ``pow`` gives 0.0 and inf (of -1, 0, 1 and 2 the values are pow's). An array of 0.5 is pow's.
-    NB: sqrt of 1.0 where the exponent is another: the derivative of a branch not taken still
-    multiplies its zero cotangent, and sqrt's at a negative x or 0 made it NaN (``x ** 3`` had
-    NaN gradients there; JAX's is 3 x**2)."""
-    half = y == 0.5
-    return jnp.where(half, jnp.sqrt(jnp.where(half, x, jnp.ones_like(x))), res)
+    ``pow`` gives 0.0 and inf (of -1, 0, 1 and 2 the values are pow's). An array of 0.5 is pow's."""
+    return jnp.where(y == 0.5, jnp.sqrt(x), res)
+
+
+@_power_by_a_scalar.defjvp
+def _power_by_a_scalar_jvp(primals, tangents):
+    """The derivative of the power ``res``, at 0.5 too. NB: sqrt's has none with respect to the
+    exponent (d/dp of ``x ** p`` at a traced scalar p = 0.5 was 0, jax.numpy's is log(x) sqrt(x)),
+    and where the exponent is another, its NaN at a negative x or 0 multiplied a zero cotangent
+    (``x ** 3`` had NaN gradients there once)."""
+    return _power_by_a_scalar(*primals), tangents[2]
 
 
 def _fusion_root(shift: Callable) -> Callable:
