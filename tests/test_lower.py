@@ -674,6 +674,47 @@ def test_derivatives_of_powers_by_a_traced_exponent_are_jaxs(p):
             for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
                 np.testing.assert_allclose(g, w, rtol=1e-14, err_msg=name)
 
+# NB: binary operations of which one operand is a constant: NumPy's form, jax.numpy's
+CONSTANT_OPERANDS = {
+    "cube": (lambda a: a**3, lambda a: a**3),
+    "power_3": (lambda a: np.power(a, 3), lambda a: jnp.power(a, 3)),
+    "power_minus_1": (lambda a: a**-1.0, lambda a: a**-1.0),
+    "power_of_a_constant": (lambda a: 2.0**a, lambda a: 2.0**a),
+    "float_power": (lambda a: np.float_power(a, 3), lambda a: jnp.float_power(a, 3)),
+    "constant_divided": (lambda a: -3.0 / a, lambda a: -3.0 / a),
+    "divided_by_a_constant": (lambda a: a / -3.0, lambda a: a / -3.0),
+    "arctan2": (lambda a: np.arctan2(a, -1.5), lambda a: jnp.arctan2(a, -1.5)),
+    "arctan2_of_a_constant": (lambda a: np.arctan2(-1.5, a), lambda a: jnp.arctan2(-1.5, a)),
+    "hypot": (lambda a: np.hypot(a, -1.5), lambda a: jnp.hypot(a, -1.5)),
+    "fmod": (lambda a: np.fmod(a, -0.75), lambda a: jnp.fmod(a, -0.75)),
+    "logaddexp": (lambda a: np.logaddexp(a, -1.0), lambda a: jnp.logaddexp(a, -1.0)),
+    "copysign": (lambda a: np.copysign(a, -1.0), lambda a: jnp.copysign(a, -1.0)),
+    "ldexp": (lambda a: np.ldexp(a, 3), lambda a: jnp.ldexp(a, 3)),
+}
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_forward_derivatives_with_a_constant_operand_are_jaxs(x64):
+    """An acceptance campaign's find, session 22: forward-mode derivatives (jax.jvp, jax.jacfwd,
+    jax.linearize, jax.hessian) of ``x ** 3``, ``np.power(x, 3)`` and ``x ** -1.0`` were NaN at
+    x < 0 (reverse mode was right): the constant exponent's tangent was a zero array, and pow's
+    derivative with respect to it, ``0 * log(x) * x ** 3``, NaN there; ``-3.0 / x``'s was NaN at 0."""
+    # NB: np.float_power's float64 result with x64 off makes JAX's reverse mode warn (a float64 cotangent)
+    names = [name for name in CONSTANT_OPERANDS if x64 or name != "float_power"]
+    got_f = elena_jax.functionalize(lambda a: tuple(CONSTANT_OPERANDS[n][0](a) for n in names))
+    want_f = lambda a: tuple(CONSTANT_OPERANDS[n][1](a) for n in names)  # noqa: E731
+    transforms = {
+        "jvp": lambda f, x: jax.jvp(f, (x,), (jnp.ones_like(x),))[1],
+        "jacfwd": lambda f, x: jax.jacfwd(f)(x),
+        "linearize": lambda f, x: jax.linearize(f, x)[1](jnp.full_like(x, 2.0)),
+        "hessian": lambda f, x: jax.vmap(jax.hessian(f))(x),
+    }
+    with jax.enable_x64(x64), np.errstate(all="ignore"):
+        x = jnp.asarray([-2.0, -0.5, 0.0, 0.5, 3.0])
+        for name, t in transforms.items():
+            for op, g, w in zip(names, t(got_f, x), t(want_f, x), strict=True):
+                np.testing.assert_allclose(g, w, rtol=1e-6 if x64 else 1e-5, err_msg=f"{name} of {op}")
+
 def test_gradients_of_floor_division_and_remainder_are_jaxs():
     # NB: a // b is a step function (derivative 0, also where b is 0 and NumPy's value is a / b), and
     # a % b grows with a where it is exactly zero too (its signed zero was a constant there); its

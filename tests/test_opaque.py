@@ -69,6 +69,23 @@ def test_derivatives_pass_through_unchanged(lowered_for):
     same_bits(batched, (a * b)[:, None])
 
 
+
+@pytest.mark.parametrize("hide", [opaque.unfolded, opaque.unfolded_whole])
+def test_a_constant_operands_tangent_stays_a_symbolic_zero(lowered_for, hide):
+    """An acceptance campaign's find, session 22: a constant operand's tangent came out of the hiding
+    a zero array, and pow's derivative with respect to its exponent, ``0 * log(x) * x ** 3``, was NaN
+    at x < 0: forward derivatives of ``x ** 3`` there (jax.jvp, jax.hessian) were NaN, not 3 x**2."""
+    cube = lambda x: jnp.power(*hide((x, np.float64(3.0))))  # noqa: E731
+    x = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    with jax.enable_x64(True):
+        tangent = jax.jvp(cube, (x,), (np.ones_like(x),))[1]
+        second = jax.vmap(jax.hessian(cube))(x)
+        divided = jax.jvp(lambda x: jnp.divide(*hide((np.float64(-3.0), x))), (x,), (np.ones_like(x),))[1]
+    np.testing.assert_allclose(tangent, 3 * x**2, rtol=1e-15)
+    np.testing.assert_allclose(second, 6 * x, rtol=1e-15)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(divided, 3 / x**2, rtol=1e-15)  # NB: inf at 0, where 0 / 0 was NaN
+
 @pytest.mark.parametrize("hide", [opaque.apart_on_cpu, opaque.unfolded])
 def test_barriers_are_in_cpu_programs_only(hide):
     # NB: XLA:GPU ends a kernel at each barrier; jax.export lowers for a GPU without one

@@ -36,6 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.custom_derivatives import SymbolicZero
 
 
 def opaque_zero(x):
@@ -88,12 +89,10 @@ def rounded(x):
 rounded.defjvp(lambda primals, tangents: (rounded(*primals), *tangents))
 
 
-@jax.custom_jvp
 def _hidden(values: tuple) -> tuple:
     """The float and complex ``values`` (broadcast together) through `_xor` with one zero computed
     from all of them, a complex one part by part; others as they are. NB: a zero computed from a
-    constant alone would be folded with it (``x ** 3.0`` became a product again). One custom
-    derivative for all of them: tracing one per operand tripled the time to trace a program."""
+    constant alone would be folded with it (``x ** 3.0`` became a product again)."""
     inexact = [v for v in values if jnp.issubdtype(v.dtype, jnp.inexact)]
     if not inexact or not all(v.size for v in values):  # NB: nothing to hide, or to compute
         return values
@@ -107,9 +106,6 @@ def _hidden(values: tuple) -> tuple:
         return _xor(v, zero)
 
     return tuple(hide(v) for v in values)
-
-
-_hidden.defjvp(lambda primals, tangents: (_hidden(*primals), *tangents))
 
 
 _AS_GPU = contextvars.ContextVar("lowered_as_gpu", default=False)
@@ -149,8 +145,29 @@ def broadcast_together(*xs) -> list:
     return [x if np.shape(x) == shape else jnp.broadcast_to(x, shape) for x in xs]
 
 
+def _identity_derivative(hide: Callable) -> jax.custom_jvp:
+    """``hide`` (operands -> the same values hidden, broadcast together) differentiated as the
+    identity: tangents broadcast together, a constant operand's left a symbolic zero. NB: JAX's
+    own rules make it a zero array (a barrier's, a custom derivative's without symbolic zeros),
+    which an operation's derivative multiplies by a NaN of the other side: the exponent's,
+    ``0 * log(x) * x ** 3``, made forward derivatives of ``x ** 3`` NaN at x < 0 (jax.jvp,
+    jax.hessian; an acceptance campaign's find, session 22). One custom derivative for all the
+    operands: tracing one per operand tripled the time to trace a program."""
+    hide = jax.custom_jvp(hide)
+
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        out = hide(*primals)  # NB: so that derivatives of every order are this one
+        shape = out[0].shape if out else ()
+        return out, tuple(SymbolicZero(t.aval.update(shape=shape)) if type(t) is SymbolicZero
+                          else jnp.broadcast_to(t, shape) for t in tangents[0])
+
+    hide.defjvp(jvp, symbolic_zeros=True)
+    return hide
+
+
 # NB: the branches are module functions, so that JAX reuses their traces for operands of the
 # same types (a closure per operation tripled the time to trace a program)
+@_identity_derivative
 def _apart(values: tuple) -> tuple:
     """The CPU's branch: behind a barrier, then broadcast (the other branch's shapes)."""
     return tuple(broadcast_together(*lax.optimization_barrier(values)))
@@ -171,7 +188,7 @@ def _barrier_batched_vmap(axis_size: int, in_batched: list, values: tuple):
     return _barrier_batched(values), tuple(True for _ in values)
 
 
-@jax.custom_jvp
+@_identity_derivative
 def _apart_whole(values: tuple) -> tuple:
     """The CPU's branch of `unfolded_whole`: broadcast, then behind a barrier that keeps them
     whole under ``jax.vmap`` too (a custom batching rule has no derivative of its own: this one's
@@ -179,9 +196,7 @@ def _apart_whole(values: tuple) -> tuple:
     return _barrier_batched(tuple(broadcast_together(*values)))
 
 
-_apart_whole.defjvp(lambda primals, tangents: (_apart_whole(*primals), tuple(broadcast_together(*tangents[0]))))
-
-
+@_identity_derivative
 def _hidden_together(values: tuple) -> tuple:
     """The other backends' branch: broadcast, then hidden (a zero sliced to a smaller operand's
     shape made kernels of its own on a GPU)."""
