@@ -97,6 +97,7 @@ def test_derivatives_of_writes_through_views_compose_with_x64_off_and_on(form, x
                 assert g.dtype == w.dtype, name
                 np.testing.assert_allclose(g, w, rtol=1e-6 if x64 else 1e-5, atol=1e-6, err_msg=name)
 
+
 def update_interleaved_columns(rois, deltas):
     w = rois[:, 2] - rois[:, 0]
     h = rois[:, 3] - rois[:, 1]
@@ -674,6 +675,7 @@ def test_derivatives_of_powers_by_a_traced_exponent_are_jaxs(p):
             for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
                 np.testing.assert_allclose(g, w, rtol=1e-14, err_msg=name)
 
+
 # NB: binary operations of which one operand is a constant: NumPy's form, jax.numpy's
 CONSTANT_OPERANDS = {
     "cube": (lambda a: a**3, lambda a: a**3),
@@ -714,6 +716,7 @@ def test_forward_derivatives_with_a_constant_operand_are_jaxs(x64):
         for name, t in transforms.items():
             for op, g, w in zip(names, t(got_f, x), t(want_f, x), strict=True):
                 np.testing.assert_allclose(g, w, rtol=1e-6 if x64 else 1e-5, err_msg=f"{name} of {op}")
+
 
 def test_gradients_of_floor_division_and_remainder_are_jaxs():
     # NB: a // b is a step function (derivative 0, also where b is 0 and NumPy's value is a / b), and
