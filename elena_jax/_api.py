@@ -13,6 +13,7 @@ the aliasing pattern is part of the cache key.
 from __future__ import annotations
 
 import dataclasses
+import dis
 import functools
 import inspect
 import threading
@@ -26,7 +27,7 @@ import jax
 import numpy as np
 
 from . import _aliases, deps
-from .errors import UnsupportedError, located, names_a_location, raised_at
+from .errors import UnsupportedError, is_user_file, located, names_a_location, raised_at
 from .ir import Access, Program
 from .lower import lower
 from .lower.memory import read
@@ -307,11 +308,23 @@ def _refuse_jax_on_tracers(e: TypeError) -> None:
     """JAX's TypeError for a traced value handed to a JAX function (``jnp.tanh(y)``, ``jax.nn.relu``,
     ``lax.exp``, a ``jax.jit`` or ``custom_vjp`` function) as elena_jax's refusal, which says why
     and what to write."""
-    if f"{Tracer.__module__}.{Tracer.__name__}" in str(e) and not names_a_location(e):
+    if f"{Tracer.__module__}.{Tracer.__name__}" in str(e) and _raised_by_jax(e) and not names_a_location(e):
         raise UnsupportedError(
             "a JAX function called on an array elena_jax traces as NumPy's: inside a functionalized "
             "function, write it with NumPy (np.tanh, np.maximum(x, 0)), or call the JAX function on its "
             f"results outside it\n  at {raised_at(e)}") from e
+
+
+def _raised_by_jax(e: BaseException) -> bool:
+    """Whether JAX raised ``e``, not the user's own ``raise``: its innermost frame is JAX's, or a
+    call from the user's code into JAX's compiled dispatch (``jnp.tanh(y)`` has no frame of its own)."""
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if not is_user_file(code.co_filename):
+        return "/jax/" in code.co_filename or "/jaxlib/" in code.co_filename
+    return dis.opname[code.co_code[tb.tb_lasti]] not in ("RAISE_VARARGS", "RERAISE")
 
 
 def _raise_checked(flags, checks) -> None:

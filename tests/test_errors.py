@@ -91,6 +91,19 @@ def test_a_jax_function_given_a_traced_array_is_refused_clearly(name):
     fails(f, np.ones(4, np.float32), exc=elena_jax.UnsupportedError, match=r"JAX function .* write it with NumPy")
 
 
+def test_the_users_own_type_error_naming_a_traced_array_stays_theirs():
+    """A TypeError the user's code raises, naming the traced array's type, is not taken for JAX's
+    (the review's find, session 22: it became "a JAX function called on an array ...")."""
+    def f(a):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"expected a numpy.ndarray, got {type(a)}")
+        return a
+
+    with pytest.raises(TypeError, match="expected a numpy.ndarray") as info:
+        elena_jax.functionalize(f)(np.ones(3))
+    assert not isinstance(info.value, elena_jax.UnsupportedError)
+
+
 def test_shape_mismatch_is_numpys_valueerror():
     def f(a, b):
         return a + b
@@ -476,6 +489,15 @@ def test_an_update_of_numpys_copy_of_a_global_says_what_to_write():
           match=r"np.add\(out=...\) into a NumPy array that is not traced .*TABLE.copy\(\).*np.array\(TABLE\)")
     check_against_numpy(traced, np.ones((3, 2), np.float32), rtol=0, atol=0)
     np.testing.assert_array_equal(TABLE, np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
+NAMES = np.array(["bias", "weight", "gain"])
+
+
+def test_numpys_copy_of_strings_stays_numpys():
+    """``np.copy`` of strings (dates, objects) is NumPy's own, used for static logic, not refused as
+    an array elena_jax cannot trace (the review's find, session 22)."""
+    check_against_numpy(lambda x: x[np.copy(NAMES) == "gain"], np.arange(3.0), rtol=0, atol=0)
 
 
 def reversed_copyto_mask(a):

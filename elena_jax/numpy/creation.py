@@ -25,7 +25,7 @@ import numpy as np
 import numpy.lib._index_tricks_impl as _index_tricks
 
 from ..errors import ConcretizationError, is_user_file, located, locating, user_location
-from ..tracer import Tracer, current_trace
+from ..tracer import FUNCTIONS, Tracer, current_trace
 from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
 from .indexing import _check_value_shape
 
@@ -139,22 +139,30 @@ for _name in ("eye", "identity", "tri", "indices"):
 
 
 def _constant_or_traced(name):
-    """Of constants (ends, a NumPy array): a traced constant; of traced values: the function's
-    traced rule. NB: ``np.copy(TABLE)`` of a global is then traced, as ``np.array(TABLE)``."""
+    """Constant ends: a traced constant; traced ends: the function's traced rule."""
     constant_impl = _constant_function(name)
 
     def impl(*args, **kwargs):
         if has_tracer(list(args) + list(kwargs.values())):
-            from ..tracer import FUNCTIONS
-
             return FUNCTIONS[ORIGINALS[name]](*args, **kwargs)
         return constant_impl(*args, **kwargs)
 
     return impl
 
 
-for _name in ("logspace", "geomspace", "copy"):
+for _name in ("logspace", "geomspace"):
     CREATION[_name] = _constant_or_traced(_name)
+
+
+@creation("copy")
+def copy(a, order="K", subok=False):
+    """``np.copy(TABLE)`` of a NumPy array is traced, as ``np.array(TABLE)``, so that it can be
+    written with traced values; a copy of strings, dates or objects stays NumPy's (static logic)."""
+    if has_tracer(a):
+        return FUNCTIONS[ORIGINALS["copy"]](a, order, subok)
+    if np.asarray(a).dtype.kind in "biufc":
+        return array(a, copy=True, order=order)
+    return ORIGINALS["copy"](a, order=order, subok=subok)
 
 
 @creation("linspace")
