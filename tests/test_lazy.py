@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from marks import slow_beyond
 from test_summation import assert_same_bits, check, data
 
 import elena_jax
@@ -34,7 +35,7 @@ CHAINS = {
 }
 
 
-@pytest.mark.parametrize("n", [3, 8, 9, 127, 136, 256, 300, 1001])
+@pytest.mark.parametrize("n", slow_beyond([3, 9, 136, 300, 8, 127, 256, 1001], 4))
 @pytest.mark.parametrize("name", list(CHAINS))
 def test_sums_of_chains_are_numpys(name, n):
     check(CHAINS[name], data((37, n), np.float64, seed=n), what=name, fma=False)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marks import slow_beyond
 
 import elena_jax
 from elena_jax import view as V
@@ -70,7 +71,7 @@ def _cubes(b):
     return (b * b * b).sum()
 
 
-@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("x64", slow_beyond([False, True], 1))  # NB: x64 off is where they broke
 @pytest.mark.parametrize("form", WRITES)
 def test_derivatives_of_writes_through_views_compose_with_x64_off_and_on(form, x64):
     """Per-example gradients and Hessians of code that writes a row, a column or a head of an array.
@@ -695,7 +696,7 @@ CONSTANT_OPERANDS = {
 }
 
 
-@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("x64", slow_beyond([False, True], 1))
 def test_forward_derivatives_with_a_constant_operand_are_jaxs(x64):
     """An acceptance campaign's find, session 22: forward-mode derivatives (jax.jvp, jax.jacfwd,
     jax.linearize, jax.hessian) of ``x ** 3``, ``np.power(x, 3)`` and ``x ** -1.0`` were NaN at

@@ -20,6 +20,7 @@ import jax
 import numpy as np
 import pytest
 import test_numpy_api as numpy_api
+from marks import slow_beyond
 from test_numpy_api import SPECIAL, arr
 
 import elena_jax
@@ -609,7 +610,7 @@ def _points(n=40, d=2, dtype="float64", seed=0):
     return (rng.normal(size=(n, d)) * 2).round(1).astype(dtype)  # NB: repeated values, some on edges
 
 
-@pytest.mark.parametrize("dt", REALS)
+@pytest.mark.parametrize("dt", slow_beyond(REALS, 2))
 @pytest.mark.parametrize("bins", [10, 3, (2, 5), [np.array([-1.0, 0, 0.5, 4]), 3], np.array([-2, 0, 1, 2, 8])])
 def test_histogram2d(dt, bins):
     p = _points(dtype=dt)
@@ -1096,7 +1097,7 @@ def every_method(x):
 
 
 @pytest.mark.filterwarnings("ignore:All-NaN slice")
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint8])
+@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.int16, np.uint8], 2))
 def test_every_quantile_method_is_numpys(dtype):
     """All 13 of NumPy's methods at a static q (nearest, hazen, weibull, ... were refused; jax.numpy's
     interpolations were ulps off): NumPy's virtual indices, weights and lerp, of NaN-skipping
