@@ -1,5 +1,6 @@
 """Lowering: reads and writes of views as JAX operations (elena_jax/lower)."""
 
+import contextlib
 import math
 import warnings
 from fractions import Fraction
@@ -97,6 +98,35 @@ def test_derivatives_of_writes_through_views_compose_with_x64_off_and_on(form, x
             for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
                 assert g.dtype == w.dtype, name
                 np.testing.assert_allclose(g, w, rtol=1e-6 if x64 else 1e-5, atol=1e-6, err_msg=name)
+
+
+def _pick(x):
+    return x[np.argmax(x)] * x[0]
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_derivatives_at_a_traced_index_compose_with_x64_off_and_on(x64):
+    """Per-example gradients and Hessians of ``x[np.argmax(x)] * x[0]`` (an index computed inside f).
+
+    An acceptance campaign's find, session 22: with x64 off (JAX's default) vmap(grad(f)),
+    grad(vmap(f).sum()), hessian (also jacrev(grad), jit(vmap(grad))) raised "lax.clamp requires
+    arguments to have the same dtypes, got int32, int64, int32": the index was NumPy's int64,
+    and JAX transposes and batches its read outside the lowering's enable_x64. Now int32
+    (memory.index_dtype), as the box writes' start indices."""
+    f = elena_jax.functionalize(_pick)
+    transforms = {
+        "grad(vmap(f).sum())": lambda f, x: jax.grad(lambda x: jax.vmap(f)(x).sum())(x),
+        "vmap(grad(f))": lambda f, x: jax.vmap(jax.grad(f))(x),
+        "hessian(f)": lambda f, x: jax.hessian(f)(x[0]),
+    }
+    # NB: x64 off is JAX's default, outside any enable_x64
+    with jax.enable_x64(True) if x64 else contextlib.nullcontext():
+        x = jnp.asarray(np.array([[0.3, 2.0, 1.0, -0.5], [1.0, 0.5, 0.2, 1.5]]))
+        for name, t in transforms.items():
+            want = jax.jit(t, static_argnums=0)(lambda x: x[jnp.argmax(x)] * x[0], x)
+            got = t(f, x)
+            assert got.dtype == want.dtype, name
+            np.testing.assert_allclose(got, want, rtol=1e-6 if x64 else 1e-5, atol=1e-6, err_msg=name)
 
 
 def update_interleaved_columns(rois, deltas):

@@ -73,13 +73,27 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
 
 
 def _starts(b: V.Box, size: int) -> list:
-    """The box's starts as index operands, int32 in a storage of a ``size`` that fits.
+    """The box's starts as index operands of a storage of ``size`` elements (see `index_dtype`)."""
+    index = index_dtype(size)
+    return [index.type(s) for s in b.starts]
 
-    NB: Python ints are int64 under the lowering's enable_x64, and JAX transposes and batches
-    the slice outside it (grad, vmap of grad, hessian), where int64 indices met int32 bounds:
-    lax.clamp refused them with x64 off."""
-    index = np.int32 if size < 2**31 else np.int64
-    return [index(s) for s in b.starts]
+
+def index_dtype(size: int) -> np.dtype:
+    """int32 for indices into ``size`` elements where it fits, else int64.
+
+    NB: Python ints and NumPy's intp are int64 under the lowering's enable_x64, and JAX
+    transposes and batches gathers, scatters and slices outside it (grad, vmap of grad,
+    hessian), where int64 indices met int32 bounds: lax.clamp refused them with x64 off."""
+    return np.dtype(np.int32 if size < 2**31 else np.int64)
+
+
+def as_index(i, size: int):
+    """The integer index array ``i`` into ``size`` elements, of `index_dtype`: a wider one is
+    clipped first, so an index out of range stays out of range (NB: not wrapped into it)."""
+    dtype = index_dtype(size)
+    if i.dtype.itemsize <= dtype.itemsize:
+        return i.astype(dtype)
+    return jnp.clip(i, 0 if i.dtype.kind == "u" else -size - 1, size).astype(dtype)
 
 
 def place(flat, v: V.View, shape: tuple[int, ...], value):

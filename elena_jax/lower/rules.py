@@ -536,7 +536,7 @@ def _selection_sum(x, mask, start):
     """NumPy's sum of ``x[mask]``, a fresh array of the selected elements in C order, which it
     adds as one run, pairwise: the selected elements moved to the front, their count traced."""
     x, mask = x.reshape(-1), jnp.broadcast_to(mask, x.shape).reshape(-1)
-    index = np.int32 if x.size < 2**31 else np.int64
+    index = memory.index_dtype(x.size)
     place = jnp.where(mask, jnp.cumsum(mask, dtype=index) - 1, x.size)
     run = jnp.zeros_like(x).at[place].set(x, mode="drop")
     return prefix_sum(run, jnp.sum(mask, dtype=index), start)
@@ -680,13 +680,15 @@ def _stepwise(name: str, x, axis: int):
 # --- indexing -------------------------------------------------------------------
 
 
-def build_key(template, arrays):
+def build_key(template, arrays, size: int):
+    """The JAX index of ``template`` (its arrays from ``arrays``) into an array of ``size`` elements."""
     key = []
     for k in template:
         if isinstance(k, tuple) and k[0] == "slice":
             key.append(slice(*k[1:]))
         elif isinstance(k, tuple):
-            key.append(jnp.asarray(arrays[k[1]]))
+            a = jnp.asarray(arrays[k[1]])
+            key.append(a if a.dtype == bool else memory.as_index(a, size))
         else:
             key.append(k)
     return tuple(key)
@@ -748,14 +750,15 @@ def out_of_bounds(template, arrays, shape):
 @rule("getitem")
 def getitem(ins, outs, key):
     x, *arrays = ins
-    return [jnp.asarray(x)[build_key(key, arrays)]]
+    x = jnp.asarray(x)
+    return [x[build_key(key, arrays, x.size)]]
 
 
 @rule("setitem")
 def setitem(ins, outs, key):
     x, *arrays, value = ins
     x = jnp.asarray(x)
-    return [x.at[build_key(key, arrays)].set(jnp.asarray(value).astype(x.dtype))]
+    return [x.at[build_key(key, arrays, x.size)].set(jnp.asarray(value).astype(x.dtype))]
 
 
 @rule("mask_set")
@@ -773,7 +776,7 @@ _BOOL_AT = {"add": "max", "multiply": "min", "minimum": "min", "maximum": "max"}
 def ufunc_at(ins, outs, name, key, loop, n_key):
     x = jnp.asarray(ins[0])
     arrays = ins[1 : 1 + n_key]
-    k = build_key(key, arrays)
+    k = build_key(key, arrays, x.size)
     # NB: NumPy casts back into x after every update; one scatter, cast once, agrees where the loop
     # is x's own type or both are integers (wrapping is modular); else x[0] += 1.5 twice on uint16
     # is 12, not 13, and the updates go one at a time
@@ -861,7 +864,7 @@ def _first(name: str, x, axis, keepdims: bool):
     axis = axis % x.ndim
     if x.dtype == np.bool_:
         x = x.astype(np.uint8)
-    index = np.dtype(np.int32 if x.shape[axis] < 2**31 else np.int64)
+    index = memory.index_dtype(x.shape[axis])
     greatest = name == "argmax"
     if x.dtype.kind == "f":
         start = -np.inf if greatest else np.inf
