@@ -388,6 +388,46 @@ def test_float64_converts_to_float16_rounded_once():
     check_against_numpy(to_float16, x, x + 1j, np.zeros(x.size, np.float16), rtol=0, atol=0)
 
 
+def _squares_in_float16(x):
+    x16 = (x + np.zeros(3)).astype(np.float16)  # NB: float64 with x64 off too, as NumPy promotes
+    return (x16.astype(np.float32) ** 2).sum() + x16.sum()
+
+
+# NB: (elena_jax form, jax.numpy form, derivative argument); each converts float64 to float16
+FLOAT16_CONVERSIONS = {
+    "astype": (_squares_in_float16,
+               lambda x: (x.astype(jnp.float16).astype(jnp.float32) ** 2).sum() + x.astype(jnp.float16).sum(), 0),
+    "x16 * s": (lambda x16, s: (x16 * s * s).astype(np.float32).sum(),
+                lambda x16, s: (x16 * s * s).astype(jnp.float32).sum(), 1),
+    "where": (lambda x16, s: np.where(x16 > 1, s * s, x16).astype(np.float32).sum(),
+              lambda x16, s: jnp.where(x16 > 1, s * s, x16).astype(jnp.float32).sum(), 1),
+}
+
+
+@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("form", FLOAT16_CONVERSIONS)
+def test_derivatives_pass_through_a_float64_to_float16_conversion(form, x64):
+    """The rounding to float16 (round to odd through bitcasts and integer ops) carried no derivative:
+    grad of ``(x.astype(np.float16) * 3).sum()`` was [0, 0, 0] and of ``(x16 * s).sum()`` w.r.t. a traced
+    s 0, jax.numpy's [3, 3, 3] and sum(x16) (an acceptance campaign's find, session 22)."""
+    f, jax_form, arg = FLOAT16_CONVERSIONS[form]
+    with jax.enable_x64(x64):
+        args = (jnp.asarray([0.3, 1.7, -2.5]),) if arg == 0 else (np.float16([0.5, 1.5, 2.0]), 0.3)
+        g = elena_jax.functionalize(f, trace_scalars=True)
+        transforms = {
+            "grad": lambda f: jax.grad(f, arg)(*args),
+            "jvp": lambda f: jax.jvp(lambda a: f(*args[:arg], a, *args[arg + 1:]), (args[arg],),
+                                     (jnp.ones_like(args[arg]),))[1],
+            "vmap(grad)": lambda f: jax.vmap(jax.grad(f, arg), [None] * arg + [0] + [None] * (len(args) - arg - 1))(
+                *args[:arg], jnp.stack([args[arg], 2 * jnp.asarray(args[arg])]), *args[arg + 1:]),
+            "hessian": lambda f: jax.hessian(f, arg)(*args),
+        }
+        for name, t in transforms.items():
+            got, want = t(g), t(jax_form)
+            assert np.any(want != 0), name
+            np.testing.assert_allclose(got, want, rtol=1e-3, err_msg=name)
+
+
 def with_a_scalar(x, s):
     with np.errstate(over="ignore"):  # NB: 2048 * 2049 is inf in float16
         return x * s, x % s, s / x, x - s, np.arctan2(x, s), np.maximum(s, x), x == s, x < s

@@ -240,7 +240,7 @@ def cast(x, dtype):
     if x.dtype.kind == "c" and dtype == np.bool_:
         return x != 0
     if dtype == np.float16 and x.dtype in (np.float64, np.complex128):
-        x = _float32_rounded_to_odd(lax.real(x) if x.dtype.kind == "c" else x)
+        return _to_float16(lax.real(x) if x.dtype.kind == "c" else x)
     if x.dtype.kind == "f" and dtype.kind in "iu":
         t = jnp.trunc(x.astype(np.promote_types(x.dtype, np.float32)))  # NB: float16 cannot hold int32's min
         if dtype == np.uint64:
@@ -249,11 +249,26 @@ def cast(x, dtype):
     return lax.convert_element_type(x, dtype)
 
 
+@jax.custom_jvp
+def _to_float16(x):
+    """float64 ``x`` as float16, rounded once as NumPy rounds."""
+    return lax.convert_element_type(_float32_rounded_to_odd(x), np.float16)
+
+
+@_to_float16.defjvp
+def _to_float16_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """The tangent converted, as a conversion's. NB: the bitcasts and integer ops of the rounding
+    carry no derivative: grad of ``(x.astype(np.float16) * 3).sum()`` was [0, 0, 0], jax.numpy's
+    [3, 3, 3] (an acceptance campaign's find, session 22)."""
+    (x,), (t,) = primals, tangents
+    return _to_float16(x), lax.convert_element_type(t, np.float16)
+
+
 def _float32_rounded_to_odd(x):
     """float64 ``x`` as float32 rounded to odd (truncated, the last bit set where inexact), so that
     rounding it to float16 is the one correct rounding of ``x`` (float32 has more than float16's
     11 bits + 2). NB: XLA converts float64 to float16 through float32 rounded to nearest, which
-    rounds twice: 0.50048828125 + 2**-40 became float16's 0.5, NumPy's is 0.5009765625."""
+    rounds twice: 0.500244140625 * (1 + 2**-40) became float16's 0.5, NumPy's is 0.50048828125."""
     y = x.astype(np.float32)
     near = y.astype(x.dtype)
     bits = lax.bitcast_convert_type(y, np.uint32)
