@@ -66,7 +66,7 @@ def reshape(ins, outs):
 @rule("select")
 def select(ins, outs):
     mask, src, dst = ins
-    return [jnp.where(mask, jnp.asarray(src).astype(dst.dtype), dst)]
+    return [jnp.where(mask, cast(src, dst.dtype), dst)]
 
 
 # --- ufuncs --------------------------------------------------------------------
@@ -506,7 +506,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     lazy = ins[0] if isinstance(ins[0], Lazy) else None  # NB: only NumPy's sums compute one in parts
     x = jnp.asarray(ins[0].value if lazy else ins[0])
     if name not in ("logical_and", "logical_or", "logical_xor"):
-        x = x.astype(dtype)
+        x = cast(x, dtype)
     else:
         x = x.astype(bool)
     if compact:  # NB: the sum of a selection a[mask] (numpy/masked.py): the whole of it, one run
@@ -518,7 +518,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     # NB: masked-out elements contribute the identity; ``initial`` is added once, below
     fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
-        x = jnp.where(ins[1], x, jnp.asarray(fill).astype(x.dtype))
+        x = jnp.where(ins[1], x, cast(fill, x.dtype))
     if name in _REDUCERS:
         r = _REDUCERS[name](x, axis=axes, keepdims=keepdims)
     elif name == "logical_xor":
@@ -528,7 +528,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     else:
         return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial, wide)]
     if initial is not None:
-        r = ufunc_impl(name)(*_unfolded(name, (r, jnp.asarray(initial).astype(r.dtype))))
+        r = ufunc_impl(name)(*_unfolded(name, (r, cast(initial, r.dtype))))
     return [r.astype(dtype)]
 
 
@@ -632,7 +632,7 @@ _ASSOCIATIVE = {"bitwise_and": lax.bitwise_and, "bitwise_or": lax.bitwise_or, "b
 @rule("accumulate")
 def accumulate(ins, outs, name, axis, dtype):
     src = jnp.asarray(ins[0])
-    x = src.astype(bool) if name.startswith("logical") else src.astype(dtype)
+    x = src.astype(bool) if name.startswith("logical") else cast(src, dtype)
     if x.dtype != src.dtype:
         # NB: jaxlib 0.10.2's XLA:CPU aborts the process compiling a cumulative sum of a converted
         # gather from a constant array (docs/fuzzing.md, dtypes seed 4274 #139); converted apart, it
@@ -758,14 +758,14 @@ def getitem(ins, outs, key):
 def setitem(ins, outs, key):
     x, *arrays, value = ins
     x = jnp.asarray(x)
-    return [x.at[build_key(key, arrays, x.size)].set(jnp.asarray(value).astype(x.dtype))]
+    return [x.at[build_key(key, arrays, x.size)].set(cast(value, x.dtype))]
 
 
 @rule("mask_set")
 def mask_set(ins, outs):
     x, mask, value = ins
     mask = jnp.asarray(mask).reshape(mask.shape + (1,) * (x.ndim - mask.ndim))
-    return [jnp.where(mask, jnp.asarray(value).astype(x.dtype), x)]  # NB: value fits x's trailing axes
+    return [jnp.where(mask, cast(value, x.dtype), x)]  # NB: value fits x's trailing axes
 
 
 _AT = {"add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}
@@ -840,7 +840,7 @@ def where(ins, outs):
 
 @rule("concatenate")
 def concatenate(ins, outs, axis, dtype):
-    return [jnp.concatenate([jnp.asarray(x).astype(dtype) for x in ins], axis=axis)]
+    return [jnp.concatenate([cast(x, dtype) for x in ins], axis=axis)]
 
 
 @rule("argreduce")
@@ -1025,7 +1025,7 @@ def jnp_call(ins, outs, name, template, multiple=None):
         return [jnp.where(jnp.all(nan, axis=axis, keepdims=keepdims), -1, r)]  # NB: jax.numpy's -1 there
     res = resolve(name)(*args, **kwargs)
     res = list(res) if isinstance(res, (tuple, list)) else [res]
-    return [jnp.asarray(r).astype(d) for r, (_, d) in zip(res, outs)]
+    return [cast(r, d) for r, (_, d) in zip(res, outs)]
 
 
 @rule("reinterpret")

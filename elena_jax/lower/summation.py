@@ -31,6 +31,7 @@ import numpy as np
 from jax import lax
 
 from .lazy import MAX_SLICED, Lazy
+from .memory import cast
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
@@ -94,7 +95,7 @@ def _keeping(step, stored: np.dtype):
     """``step``, its total then rounded to ``stored`` (where that is narrower than its own)."""
     def kept(total, term):
         total = step(total, term)
-        return total.astype(stored).astype(total.dtype) if stored != total.dtype else total
+        return cast(total, stored).astype(total.dtype) if stored != total.dtype else total
 
     return kept
 
