@@ -1234,6 +1234,20 @@ def test_histogram_bin_edges_are_histograms_edges():
         check(f, x)
 
 
+def edges_of_a_float32_range(a):
+    r = (np.float32(0.1), np.float32(0.7))
+    return (np.histogram_bin_edges(a, 4, range=r), np.histogram(a, 4, range=r), np.histogram(a, 3, range=(0.1, 200.5)),
+            np.histogram(a, 5, range=r, density=True), np.histogram_bin_edges(a[:0], 2, range=r))
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64])
+def test_histogram_edges_of_small_integers_and_a_float32_range_are_float32(dt):
+    """NumPy's edges are of the type of the range and the data, float64 only then of integers:
+    float32 for uint8, int8, int16 and uint16 data over a float32 range. They were float64 (the
+    data was converted to float64 first; an acceptance campaign's find, session 22)."""
+    check_against_numpy(edges_of_a_float32_range, np.array([1, 5, 100, 0, 0], dt), rtol=0, atol=0)
+
+
 def covariances(x, y):
     return (np.cov(x), np.cov(x, rowvar=False), np.cov(x, y), np.cov(x[0]), np.cov(x, bias=True), np.cov(x, ddof=3),
             np.cov(x.astype(np.float32), dtype=np.float32), np.cov(x.astype(np.int32)), np.corrcoef(x),

@@ -620,11 +620,11 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if a.dtype.kind == "c":
         raise located(UnsupportedError, "np.histogram of complex values is not supported by elena_jax (NumPy bins "
                       "them by the real part of a complex bin estimate, corrected by complex comparisons)")
-    a = _as_binned(a)
     if np.ndim(bins) == 0:
         edges = _uniform_edges(a, _bin_count(bins), range)
     else:
         edges = _arr(bins)  # NB: NumPy returns its own array of the edges, never bins
+    a = _as_binned(a)
     common = np.result_type(a.dtype, edges.dtype)
     if common.kind == "f" and common != a.dtype:  # NB: NumPy compares the data in the edges' wider type
         a = a.astype(common)
@@ -651,11 +651,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         raise located(ValueError, "weights should have the same shape as a.")
     if isinstance(bins, str) or np.ndim(bins) != 0 or a.dtype.kind == "c":
         return _histogram_bin_edges(a, bins, range)
-    return _uniform_edges(_as_binned(a), _bin_count(bins), range)
+    return _uniform_edges(a, _bin_count(bins), range)
 
 
 def _as_binned(a: Tracer) -> Tracer:
-    """``a`` as NumPy bins it: integers and booleans as float64, its edges' type."""
+    """``a`` as NumPy bins it: integers and booleans as float64 (exact, where a float32 range
+    makes small integers' edges float32)."""
     return a.astype(np.float64) if a.dtype.kind in "biu" else a
 
 
@@ -697,9 +698,12 @@ def _weighted_counts(a: Tracer, edges: Tracer, weights: Tracer, equal: bool) -> 
 
 def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
     """NumPy's ``linspace(first, last, bins + 1)``: of a static range, NumPy's own (in float64,
-    cast to the data's type); of the data's min and max, computed in the data's float type,
-    rounded as NumPy rounds it (`traced_linspace`), NumPy's ValueError in checked mode where
-    they are not finite."""
+    cast to the type of the range and the data, float64 of integers); of the data's min and
+    max, computed in the data's float type, rounded as NumPy rounds it (`traced_linspace`),
+    NumPy's ValueError in checked mode where they are not finite.
+
+    NB: the data's own type: of uint8 data and a float32 range NumPy's edges are float32
+    (float64 once the data was float64; an acceptance campaign's find, session 22)."""
     probe = np.zeros(1, a.dtype)
     if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
         with warnings.catch_warnings():
@@ -707,6 +711,7 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
             return constant(np.histogram_bin_edges(probe if range is not None else probe[:0], bins, range))
     if bins < 1:
         raise located(ValueError, "`bins` must be positive, when an integer")
+    a = _as_binned(a)
     first, last = a.min(), a.max()
     raise_where(~(np.isfinite(first) & np.isfinite(last)), ValueError,
                 "autodetected range of the data (its min and max) is not finite")
