@@ -99,9 +99,8 @@ class Trace:
             return Access(x.storage, x.header)
         if isinstance(x, (bool, int, float, complex)):
             return Const(x, weak=True)
-        if isinstance(x, (np.ndarray, np.generic)):
-            return Const(np.array(x))
-        return Const(np.asarray(constant_value(x)))
+        # NB: a NumPy array too: one of strings or objects must not reach the lowering
+        return Const(np.array(constant_value(x)))
 
     def record(self, prim: str, ins, outs, params: dict | None = None) -> Op:
         op = Op(prim, tuple(ins), tuple(outs), dict(params or {}), user_location())

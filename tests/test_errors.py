@@ -667,3 +667,69 @@ def test_vectorize_and_masked_arrays_are_named_in_the_conversion_error():
     for f in (lambda x: np.vectorize(lambda v: v * 2)(x), lambda x: np.ma.masked_less(x, 1.0).sum()):
         with pytest.raises(elena_jax.ConcretizationError, match=r"np.vectorize\(f\)` and `np.ma`"):
             elena_jax.functionalize(f)(np.arange(3.0))
+
+
+def fails_as_numpy(f, *args):
+    """elena_jax raises NumPy's own exception for ``f(*args)``: its type and message, at the user's line."""
+    with pytest.raises(Exception) as numpys:
+        f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    e = fails(f, *args, exc=type(numpys.value))
+    assert type(e) is type(numpys.value) and str(e).split("\n  at ")[0] == str(numpys.value)
+
+
+def _full_overflow(a): return np.full(3, 300, dtype=np.uint8) + a
+def _full_like_overflow(a): return np.full_like(a, -1) + a
+def _full_like_string(a): return np.full_like(a.astype(float), "x")
+def _insert_overflow(a): return np.insert(a, 0, 300)
+def _insert_overflow_at_two(a): return np.insert(a, [0, 1], 300)
+
+
+@pytest.mark.parametrize("f", [_full_overflow, _full_like_overflow, _full_like_string, _insert_overflow,
+                               _insert_overflow_at_two])
+def test_fill_values_out_of_the_dtype_are_numpys_error(f):
+    """np.full(3, 300, dtype=uint8) and np.full_like(u8, -1) wrapped ([44 45 46], [255 0 1]),
+    np.insert(u8, 0, 300) was refused, np.full_like(M, "x") crashed in the lowering: NumPy converts
+    the value into the dtype first, raising OverflowError or ValueError (an acceptance campaign's
+    find, session 23)."""
+    fails_as_numpy(f, np.arange(3, dtype=np.uint8))
+
+
+def test_fill_values_numpy_converts_are_converted_as_numpy():
+    """A string NumPy parses, a fill value of its own dtype (NumPy copies it unsafely)."""
+    check_against_numpy(lambda a: (np.full(3, "7", dtype=int), np.full_like(a, 2.75), np.full(2, 1e300, np.float32),
+                                   np.insert(a, 1, ["7", "8"])), np.arange(3, dtype=np.uint8), rtol=0, atol=0)
+
+
+def _add_none(m): return m + None
+def _fill_string(m): m.fill("x")  # noqa: E702
+def _setitem_none_into_int(m): m.astype(int)[0] = None  # noqa: E702
+def _setitem_word(m): m[1:] = ["1", "two"]  # noqa: E702
+
+
+@pytest.mark.parametrize("f", [_add_none, _fill_string, _setitem_none_into_int, _setitem_word])
+def test_object_and_string_operands_are_numpys_error(f):
+    """m + None and m.fill("x") crashed inside JAX's lowering ("Dtype object is not a valid JAX
+    array type"), naming no user line: NumPy's TypeError and ValueError now (an acceptance
+    campaign's find, session 23)."""
+    fails_as_numpy(f, np.ones(3))
+
+
+def test_strings_and_none_numpy_converts_are_converted_as_numpy():
+    """a[0] = "3" of an int array is 3 in NumPy (it crashed in the lowering), a float's None is NaN."""
+    def f(a, m):
+        a[0] = "3"
+        a[1:3] = ["5", "6"]
+        m.fill("2.5")
+        m[0] = None
+        return a, m
+
+    check_against_numpy(f, np.arange(4), np.ones(3), rtol=0, atol=0)
+
+
+def test_an_object_operand_numpy_computes_is_refused_clearly():
+    """m + Fraction(1, 2) is an array of objects in NumPy: refused at the user's line."""
+    from fractions import Fraction
+
+    fails(lambda m: m + Fraction(1, 2), np.ones(3), exc=elena_jax.UnsupportedError, match="Fraction")
+    fails(lambda m: np.where(m > 0, m, np.array(["a", "b", "c"])), np.ones(3), exc=elena_jax.UnsupportedError,
+          match="<U1")

@@ -88,10 +88,13 @@ def sequence_as_array(x: Any) -> Any:
 
 
 def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
-    """A tracer unchanged; a constant cast as NumPy casts it (raising like NumPy)."""
+    """A tracer unchanged; a constant cast as NumPy casts it (raising like NumPy): a Python
+    number, a string or None NumPy converts into ``dtype`` itself (``a[0] = "3"`` is 3)."""
     if isinstance(x, Tracer):
         return x
-    return np.asarray(np.array(x, dtype=dtype) if isinstance(x, (int, float, complex)) else x)
+    if isinstance(x, (int, float, complex)) or np.asarray(x).dtype.kind in "OSUV":
+        return np.asarray(np.array(x, dtype=dtype))
+    return np.asarray(x)
 
 
 def untraced_target(what: str) -> UnsupportedError:

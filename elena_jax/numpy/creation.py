@@ -78,7 +78,17 @@ def _filled(shape, fill_value, dtype, layout):
         dtype = fill_value.dtype if isinstance(fill_value, Tracer) else np.array(fill_value).dtype
     if isinstance(fill_value, Tracer):
         return fresh(fill_value._trace, "copy", [fill_value], shape, np.dtype(dtype), layout=layout)
-    return fresh(trace_of(), "full", [], shape, np.dtype(dtype), layout=layout, value=fill_value)
+    value = _numpy_filled(fill_value, np.dtype(dtype))
+    return fresh(trace_of(), "full", [], shape, np.dtype(dtype), layout=layout, value=value)
+
+
+def _numpy_filled(fill_value, dtype: np.dtype):
+    """The fill value as NumPy's ``full`` copies it into its array (``copyto(casting='unsafe')``),
+    raising NumPy's errors: a Python int out of ``dtype``'s range, a string that is no number."""
+    filled = np.empty(np.shape(fill_value), dtype)
+    with np.errstate(all="ignore"):  # NB: NumPy's floating-point warnings are not replicated
+        np.copyto(filled, fill_value, casting="unsafe")
+    return filled.item() if filled.ndim == 0 else filled
 
 
 def _like(name, value):

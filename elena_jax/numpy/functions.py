@@ -1106,15 +1106,16 @@ def insert(arr, obj, values, axis=None):
     """Several static positions: placed as NumPy places them (each shifted by the values before
     it; a negative one counted from the end, and one still negative from the end of the result,
     where NumPy's own placement overlaps), then the values and the array taken into place."""
+    a = arr if isinstance(arr, Tracer) else np.asarray(arr)
+    # NB: NumPy converts constant values into the array's type first (OverflowError for uint8 and 300)
+    values = values if has_tracer(values) else np.asarray(values, a.dtype)
     positions = None if has_tracer(obj) or isinstance(obj, slice) else np.asarray(obj)
     if positions is None or positions.dtype.kind not in "iu" or positions.size < 2:
-        return _insert(arr, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
-    a = arr if isinstance(arr, Tracer) else np.asarray(arr)
+        return _insert(a, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
     a = np.ravel(a) if axis is None else a
     axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
     n, k = a.shape[axis], positions.size
     source = np.insert(np.arange(n), positions, n + np.arange(k))  # NB: NumPy's placement (and errors)
-    values = values if isinstance(values, Tracer) else np.asarray(values, a.dtype)
     values = values.astype(a.dtype).reshape((1,) * (a.ndim - np.ndim(values)) + np.shape(values))
     slots = np.broadcast_to(values, a.shape[:axis] + (k,) + a.shape[axis + 1 :])
     return np.take(np.concatenate([a, slots], axis=axis), source, axis=axis)

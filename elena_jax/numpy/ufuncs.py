@@ -105,6 +105,17 @@ def _check_casts(ufunc, loop, outs, casting):
                 ufunc(*dummies, out=stand_ins, casting=casting)
 
 
+def _refuse_object_loop(ufunc, inputs):
+    """NB: an operand NumPy holds as an object (None, a Fraction) gets NumPy's object loop, whose
+    TypeError (``m + None``) is raised here on stand-ins for the traced operands; one NumPy would
+    compute is refused: an array of objects has no JAX type."""
+    stand_ins = [np.ones((), x.dtype) if isinstance(x, Tracer) else x for x in inputs]
+    with np.errstate(all="ignore"):
+        ufunc(*stand_ins)
+    kinds = ", ".join(type(x).__name__ for x in inputs if not isinstance(x, Tracer))
+    raise located(UnsupportedError, f"np.{ufunc.__name__} of {kinds} (NumPy's loop over objects) is not supported")
+
+
 def _check_out_shape(shape, o):
     whole = broadcast_shapes(shape, o.shape)
     if whole != o.shape:
@@ -122,6 +133,8 @@ def ufunc_rule(ufunc):
             # NB: NumPy refuses a read-only output before it converts the operands (uint8 += -4)
             raise located(ValueError, "output array is read-only")
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
+        if any(d.kind not in "biufc" for d in loop):
+            _refuse_object_loop(ufunc, inputs)
         ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         _check_casts(ufunc, loop, outs, casting)
         given = [o for o in outs if o is not None] + ([] if where is True else [where])
