@@ -733,3 +733,33 @@ def test_an_object_operand_numpy_computes_is_refused_clearly():
     fails(lambda m: m + Fraction(1, 2), np.ones(3), exc=elena_jax.UnsupportedError, match="Fraction")
     fails(lambda m: np.where(m > 0, m, np.array(["a", "b", "c"])), np.ones(3), exc=elena_jax.UnsupportedError,
           match="<U1")
+
+
+def _concatenate_out_int(a): return np.concatenate([a, a], out=np.zeros(4, np.int64))
+def _concatenate_dtype_safe(a): return np.concatenate([a, a], dtype=np.int64, casting="safe")
+def _concatenate_out_float32_safe(a): return np.concatenate([a, a], out=np.zeros(4, np.float32), casting="safe")
+def _concatenate_unknown_casting(a): return np.concatenate([a, a], casting="bogus")
+def _concatenate_out_and_dtype(a): return np.concatenate([a, a], out=np.zeros(4), dtype=float)
+def _concatenate_out_shape_first(a): return np.concatenate([a, a], out=np.zeros(3, np.int64))
+def _stack_dtype_safe(a): return np.stack([a, a], dtype=np.int64, casting="safe")
+def _stack_out_int(a): return np.stack([a, a], out=np.zeros((2, 2), np.int64))
+def _vstack_dtype_safe(a): return np.vstack([a, a], dtype=np.int64, casting="safe")
+def _hstack_dtype_equiv(a): return np.hstack([a, a], dtype=np.float32, casting="equiv")
+
+
+@pytest.mark.parametrize("f", [_concatenate_out_int, _concatenate_dtype_safe, _concatenate_out_float32_safe,
+                               _concatenate_unknown_casting, _concatenate_out_and_dtype, _concatenate_out_shape_first,
+                               _stack_dtype_safe, _stack_out_int, _vstack_dtype_safe, _hstack_dtype_equiv])
+def test_concatenate_and_stack_check_casting_as_numpy(f):
+    """np.concatenate / np.stack / np.vstack / np.hstack ignored casting= (same_kind by default):
+    float64 into out=np.zeros(4, np.int64) was silently truncated to [1, 2, 1, 2]; NumPy's
+    TypeError "Cannot cast array data ... according to the rule 'same_kind'" now (an acceptance
+    campaign's find, session 23)."""
+    fails_as_numpy(f, np.array([1.5, 2.5]))
+
+
+def test_concatenate_casts_numpy_allows():
+    check_against_numpy(lambda a: (np.concatenate([a, a], dtype=np.int64, casting="unsafe"),
+                                   np.stack([a, a], out=np.zeros((2, 2), np.float32)),
+                                   np.vstack([a, a], dtype=np.complex128, casting="safe")),
+                        np.array([1.5, 2.5]), rtol=0, atol=0)

@@ -97,6 +97,14 @@ def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
     return np.asarray(x)
 
 
+def check_cast(source: np.dtype, target: np.dtype, casting: str) -> None:
+    """NumPy's TypeError where an array of ``source`` may not be cast to ``target`` under ``casting``
+    (and its ValueError for an unknown ``casting``)."""
+    if not np.can_cast(source, target, casting):
+        raise located(TypeError, f"Cannot cast array data from {np.dtype(source)!r} to {np.dtype(target)!r} "
+                      f"according to the rule {casting!r}")
+
+
 def untraced_target(what: str) -> UnsupportedError:
     """The refusal of ``what`` (``np.add(out=...)``) writing into a NumPy array that is not traced."""
     return located(UnsupportedError, f"{what} into {UNTRACED_TARGET[0]}: {UNTRACED_TARGET[1]}")

@@ -20,6 +20,7 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
     broadcast_shapes,
+    check_cast,
     check_out_array,
     dtype_of,
     fresh,
@@ -207,9 +208,7 @@ def copy(a, order="K", subok=False):
 
 def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
-    if not np.can_cast(a.dtype, dtype, casting):
-        raise located(TypeError, f"Cannot cast array data from {a.dtype!r} to {dtype!r} "
-                      f"according to the rule {casting!r}")
+    check_cast(a.dtype, dtype, casting)
     if dtype == a.dtype and not copy:
         return a
     return fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
@@ -233,9 +232,17 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
                 raise located(ValueError, "all the input array dimensions except for the concatenation axis must "
                               f"match exactly, but along dimension {i}, the array at index 0 has size {n} and the "
                               f"array at index {k} has size {m}")
+    if out is not None and dtype is not None:
+        raise located(TypeError, "concatenate() only takes `out` or `dtype` as an argument, but both were provided.")
     res_dtype = np.dtype(dtype) if dtype is not None else result_dtype(*arrays)
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
+    if out is not None:
+        check_out_array(out, "'out' must be an array")
+        if out.shape != tuple(shape):
+            raise located(ValueError, "Output array is the wrong shape")
+    for a in arrays:  # NB: NumPy casts each array into the result (or out=) under casting=
+        check_cast(a.dtype, res_dtype if out is None else out.dtype, casting)
     r = _result(trace_of(*arrays), "concatenate", arrays, tuple(shape), res_dtype, out,
                 dict(axis=axis, dtype=res_dtype))
     return r if out is not None else _numpy_layouts(np.concatenate, (arrays, axis), {}, [r])[0]
@@ -253,13 +260,13 @@ def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
 
 @implements(np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    return concatenate([np.atleast_2d(a) for a in tup], 0, dtype=dtype)
+    return concatenate([np.atleast_2d(a) for a in tup], 0, dtype=dtype, casting=casting)
 
 
 @implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind"):
     arrs = [np.atleast_1d(a) for a in tup]
-    return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype=dtype)
+    return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype=dtype, casting=casting)
 
 
 @implements(np.dstack)
