@@ -763,3 +763,25 @@ def test_concatenate_casts_numpy_allows():
                                    np.stack([a, a], out=np.zeros((2, 2), np.float32)),
                                    np.vstack([a, a], dtype=np.complex128, casting="safe")),
                         np.array([1.5, 2.5]), rtol=0, atol=0)
+
+
+def _sort_fastest(a): return np.sort(a, kind="fastest")
+def _argsort_bogus(a): return np.argsort(a, kind="bogus")
+def _sort_method_empty(a): a.sort(kind="")  # noqa: E702
+def _argsort_method_bogus(a): return a.argsort(kind="bogus")
+def _sort_kind_int(a): return np.sort(a, kind=3)
+
+
+@pytest.mark.parametrize("f", [_sort_fastest, _argsort_bogus, _sort_method_empty, _argsort_method_bogus,
+                               _sort_kind_int])
+def test_sort_kind_is_checked_as_numpy(f):
+    """np.sort(a, kind="fastest") and np.argsort(a, kind="bogus") sorted; NumPy's ValueError "sort
+    kind must be one of 'quick', 'heap', or 'stable' (got 'fastest')" now (an acceptance campaign's
+    find, session 23)."""
+    fails_as_numpy(f, np.array([3.0, 1.0, 2.0]))
+
+
+def test_sort_kinds_numpy_knows_are_taken():
+    """NumPy reads the first letter only: "Q", "mergesort", "Stable" are kinds."""
+    check_against_numpy(lambda a: (np.sort(a, kind="Q"), np.argsort(a, kind="mergesort"), a.argsort(kind="Stable")),
+                        np.array([3.0, 1.0, 2.0, 1.0]), rtol=0, atol=0)

@@ -105,6 +105,11 @@ def check_cast(source: np.dtype, target: np.dtype, casting: str) -> None:
                       f"according to the rule {casting!r}")
 
 
+def check_sort_kind(kind: Any) -> None:
+    """NumPy's own error for a sort ``kind=`` it does not know (it reads the first letter)."""
+    np.sort(np.zeros(1), kind=kind)
+
+
 def untraced_target(what: str) -> UnsupportedError:
     """The refusal of ``what`` (``np.add(out=...)``) writing into a NumPy array that is not traced."""
     return located(UnsupportedError, f"{what} into {UNTRACED_TARGET[0]}: {UNTRACED_TARGET[1]}")

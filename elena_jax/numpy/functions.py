@@ -22,6 +22,7 @@ from ._core import (
     broadcast_shapes,
     check_cast,
     check_out_array,
+    check_sort_kind,
     dtype_of,
     fresh,
     has_tracer,
@@ -785,6 +786,7 @@ def _numpy_dtypes(func, args, kwargs):
 def _sort_kind(kwargs: dict) -> dict:
     """NumPy's ``kind=`` as JAX's ``stable=``: stable sorts order ties as NumPy's stable kinds do."""
     kind = kwargs.pop("kind", None)
+    check_sort_kind(kind)
     if kind is not None:
         kwargs["stable"] = True
     return kwargs

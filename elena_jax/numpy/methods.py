@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import located, locating
 from ..tracer import HOOKS, Tracer
-from ._core import check_dtype_supported
+from ._core import check_dtype_supported, check_sort_kind
 from .functions import astype
 from .indexing import fill
 
@@ -53,6 +53,7 @@ def copy(self, order="C"):
 
 def sort(self, axis=-1, kind=None, order=None):
     """In-place sort, as ``ndarray.sort``."""
+    check_sort_kind(kind)
     self._trace.write("sort", [self], [self], axis=axis)
 
 
