@@ -785,3 +785,17 @@ def test_sort_kinds_numpy_knows_are_taken():
     """NumPy reads the first letter only: "Q", "mergesort", "Stable" are kinds."""
     check_against_numpy(lambda a: (np.sort(a, kind="Q"), np.argsort(a, kind="mergesort"), a.argsort(kind="Stable")),
                         np.array([3.0, 1.0, 2.0, 1.0]), rtol=0, atol=0)
+
+
+_SQUARE = ["inv", "det", "cholesky", "eigh", "eigvalsh", "slogdet", "matrix_power", "solve", "eig", "eigvals"]
+
+
+@pytest.mark.parametrize("name, shape", [(n, s) for n in _SQUARE for s in [(2, 3), (3,)]]
+                         + [(n, (3,)) for n in ["svd", "qr", "lstsq"]])
+def test_linalg_of_bad_shapes_is_numpys_linalgerror(name, shape):
+    """np.linalg.inv/det/slogdet of a 2x3 were refused ("np.linalg.inv with these arguments is not
+    supported"), cholesky/eigh with JAX's "add got incompatible shapes", svd/qr of a vector with
+    no reason, eig/eigvals as data-dependent: NumPy's LinAlgError "Last 2 dimensions of the array
+    must be square" / "1-dimensional array given. ..." now (an acceptance campaign's find, session 23)."""
+    extra = {"matrix_power": (2,), "solve": (np.ones(2),), "lstsq": (np.ones(2),)}.get(name, ())
+    fails_as_numpy(lambda a: getattr(np.linalg, name)(a, *extra), np.arange(np.prod(shape), dtype=float).reshape(shape))

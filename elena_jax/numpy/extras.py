@@ -488,12 +488,22 @@ def linalg_cross(x1, x2, /, *, axis=-1):
     return np.cross(x1, x2, axis=axis)
 
 
+def _check_square(a) -> None:
+    """NumPy's LinAlgError for an operand that is no stack of square matrices (before its dtype)."""
+    if a.ndim < 2:
+        raise located(np.linalg.LinAlgError,
+                      f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise located(np.linalg.LinAlgError, "Last 2 dimensions of the array must be square")
+
+
 def _complex_eig(name: str):
     """``np.linalg.eig``/``eigvals`` of a complex matrix; of a real one NumPy's result is real or
     complex depending on the values (real where every eigenvalue is), which a trace cannot know."""
     generic = jnp_function(getattr(np.linalg, name), f"linalg.{name}")
 
     def impl(a):
+        _check_square(_arr(a))
         if _arr(a).dtype.kind != "c":
             raise located(ConcretizationError, f"np.linalg.{name} of a real matrix is real or complex depending on "
                                                "its values; pass a complex one (a.astype(complex)), or use "

@@ -771,7 +771,8 @@ def _numpy_dtypes(func, args, kwargs):
     else:
         try:
             r = _run_numpy(func, args, kwargs, full=True)
-        except np.linalg.LinAlgError:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
+        except np.linalg.LinAlgError as e:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
+            _raise_of_shapes(e)
             try:  # (np.linalg.solve(np.diag(traced), np.ones(3)))
                 r = _run_numpy(func, args, kwargs, constants=True)
             except Exception:  # noqa: BLE001 (the stand-ins' values, not the user's)
@@ -781,6 +782,13 @@ def _numpy_dtypes(func, args, kwargs):
         except Exception:
             return None
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
+
+
+def _raise_of_shapes(e: np.linalg.LinAlgError) -> None:
+    """NumPy's LinAlgError about the shapes, the user's ("Last 2 dimensions of the array must be
+    square", "1-dimensional array given"): its errors of values (a singular matrix) never name dimensions."""
+    if "dimension" in str(e):
+        raise e from None
 
 
 def _sort_kind(kwargs: dict) -> dict:
@@ -992,8 +1000,8 @@ _RESULT_TYPES = {"meshgrid": tuple,
 def _refuse(func, name, args, kwargs, error):
     try:
         _run_numpy(func, args, kwargs, full=True)
-    except np.linalg.LinAlgError:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
-        pass
+    except np.linalg.LinAlgError as e:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
+        _raise_of_shapes(e)
     except (TypeError, ValueError, IndexError) as e:  # NumPy raises on these shapes and dtypes
         raise e from None
     except Exception:
