@@ -799,3 +799,29 @@ def test_linalg_of_bad_shapes_is_numpys_linalgerror(name, shape):
     must be square" / "1-dimensional array given. ..." now (an acceptance campaign's find, session 23)."""
     extra = {"matrix_power": (2,), "solve": (np.ones(2),), "lstsq": (np.ones(2),)}.get(name, ())
     fails_as_numpy(lambda a: getattr(np.linalg, name)(a, *extra), np.arange(np.prod(shape), dtype=float).reshape(shape))
+
+
+def test_clip_without_bounds_is_numpys_identity():
+    """NumPy >= 2.1 returns a copy for np.clip(a) with no bounds (elena_jax raised NumPy 2.0's
+    ValueError "One of max or min must be given": an acceptance campaign's find, session 23)."""
+    assert np.lib.NumpyVersion(np.__version__) >= "2.1.0"
+    check_against_numpy(lambda a, i: (np.clip(a), np.clip(i, None, None), np.clip(a, out=np.zeros(3))),
+                        np.array([-1.5, 0.5, 2.5]), np.arange(3, dtype=np.uint8), rtol=0, atol=0)
+
+
+def _bincount_of_floats(a): return np.bincount(a)
+def _bincount_of_floats_before_minlength(a): return np.bincount(a.astype(np.float32), minlength=-1)
+def _bincount_of_complex_weights(a): return np.bincount(a.astype(np.uint8), a * 1j, minlength=256)
+def _std_ddof_string(a): return np.std(a, ddof="one")
+def _var_method_ddof_string(a): return a.var(ddof="one")
+def _nanstd_ddof_string(a): return np.nanstd(a, ddof="one")
+
+
+@pytest.mark.parametrize("f", [_bincount_of_floats, _bincount_of_floats_before_minlength, _bincount_of_complex_weights,
+                               _std_ddof_string, _var_method_ddof_string, _nanstd_ddof_string])
+def test_bad_arguments_of_bincount_and_std_are_numpys_error(f):
+    """np.bincount(float_array) was refused as of a data-dependent length, np.std(a, ddof="one")
+    raised a plain TypeError ("unsupported operand type(s) for -: 'int' and 'str'"): NumPy's
+    TypeError "Cannot cast array data from dtype('float64') to dtype('int64') according to the rule
+    'safe'" and its UFuncTypeError now (an acceptance campaign's find, session 23)."""
+    fails_as_numpy(f, np.array([0.0, 1.0, 2.0]))

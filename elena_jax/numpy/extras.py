@@ -26,6 +26,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import UFUNCS, Tracer
 from ._core import (
+    check_cast,
     dtype_of,
     has_tracer,
     implements,
@@ -589,9 +590,11 @@ _bincount = jnp_function(_numpy_bincount, "bincount")
 def bincount(x, weights=None, minlength=0):
     """Of a traced array, NumPy's length is ``max(x.max() + 1, minlength)``: static only where the
     dtype bounds the values below ``minlength`` (uint8 pixels with ``minlength=256``)."""
+    x = _arr(x)
+    if x.dtype.kind not in "biu":  # NB: NumPy takes the integers as intp, before it reads minlength
+        check_cast(x.dtype, np.intp, "safe")
     if minlength is None or minlength < 0:
         raise located(ValueError, "'minlength' must not be negative")
-    x = _arr(x)
     if x.dtype.kind not in "bu":
         bound = None
     else:
@@ -604,9 +607,7 @@ def bincount(x, weights=None, minlength=0):
             f"or np.add.at into np.zeros(n)\n  at {user_location()}")
     if weights is not None:  # NB: NumPy adds the weights in float64, whatever their type
         weights = _arr(weights)
-        if weights.dtype.kind == "c":
-            raise located(TypeError, f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
-                          "according to the rule 'safe'")
+        check_cast(weights.dtype, np.float64, "safe")
         weights = weights.astype(np.float64)
     return _bincount(x, weights, minlength, length=minlength)
 

@@ -300,16 +300,14 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
     hi = a_max if a_max is not np._NoValue else max
     lo = None if lo is np._NoValue else lo
     hi = None if hi is np._NoValue else hi
-    if lo is None and hi is None:
-        raise located(ValueError, "One of max or min must be given")
     dtype = a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype
     if dtype.kind in "iu":  # NB: as NumPy's _clip: Python-int bounds beyond the dtype's range are dropped
         if type(lo) is int and lo <= np.iinfo(dtype).min:
             lo = None
         if type(hi) is int and hi >= np.iinfo(dtype).max:
             hi = None
-        if lo is None and hi is None:
-            return np.positive(a, out=out, **kw)
+    if lo is None and hi is None:  # NB: NumPy >= 2.1: no bounds is the identity (it raised ValueError before)
+        return np.positive(a, out=out, **kw)
     # NB: NumPy 2 implements clip as the ufunc np._core.umath.clip
     if lo is None:
         return np.minimum(a, hi, out=out, **kw)
@@ -377,6 +375,8 @@ def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     the deviations squared (a complex one as re**2 + im**2), their sum, divided by the count
     less ``ddof``; so its sums are NumPy's too (lower/summation.py)."""
     ddof = _ddof(ddof, correction)
+    if not isinstance(ddof, Tracer):
+        operator.ge(ddof, np.intp(1))  # NB: NumPy's first use of ddof, raising its UFuncTypeError for ddof="one"
     count = _count(a, axes, keepdims, where)
     if dtype is None and a.dtype.kind in "biu":
         dtype = np.dtype("f8")
