@@ -1557,9 +1557,8 @@ def _values_of(values, a: Tracer, func) -> Tracer:
     if isinstance(values, (list, tuple)) and has_tracer(values):  # NB: NumPy converts a list by value
         return sequence_as_array(values).astype(a.dtype).reshape(-1)
     if isinstance(values, Tracer):
-        if values.dtype != a.dtype and values.ndim and not np.can_cast(values.dtype, a.dtype, "safe"):
-            raise located(TypeError, f"Cannot cast array data from {values.dtype!r} to {a.dtype!r} "
-                          "according to the rule 'safe'")
+        if values.dtype != a.dtype and values.ndim:
+            check_cast(values.dtype, a.dtype, "safe")
         return values.astype(a.dtype).reshape(-1)
     n = int(np.size(values))
     converted = np.zeros(n, a.dtype)
@@ -1705,9 +1704,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
                           else "object of too small depth for desired array")
         if len(weights) != n:
             raise located(ValueError, "The weights and list don't have the same length.")
-        if not np.can_cast(weights.dtype, np.float64, "safe"):
-            raise located(TypeError, f"Cannot cast array data from {weights.dtype!r} to dtype('float64') "
-                          "according to the rule 'safe'")
+        check_cast(weights.dtype, np.float64, "safe")
         weights = _arr(weights).astype(np.float64)  # NB: NumPy sums weights in float64
     size = int(np.prod(nbin))
     counts = _bincount(flat, weights, size, length=size).astype(np.float64)

@@ -618,10 +618,9 @@ def _arg_reduction(name):
             raise located(ValueError, f"attempt to get {name} of an empty sequence")
         shape = reduced_shape(a.shape, axes, keepdims) if axis is not None else \
             ((1,) * a.ndim if keepdims else ())
-        if out is not None and hasattr(out, "dtype") and not np.can_cast(out.dtype, np.intp):
+        if out is not None and hasattr(out, "dtype"):
             # NB: NumPy checks the cast from out to its index type (out of uint64 or float is refused)
-            raise located(TypeError, f"Cannot cast array data from {out.dtype!r} to {np.dtype(np.intp)!r} "
-                                     "according to the rule 'safe'")
+            check_cast(out.dtype, np.intp, "safe")
         return _result(a._trace, "argreduce", [a], shape, np.dtype(np.intp), out,
                        dict(name=name, axis=None if axis is None else axes[0], keepdims=keepdims))
 
