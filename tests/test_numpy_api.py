@@ -1543,3 +1543,46 @@ def test_copyto_from_a_list():
         return x
 
     check_against_numpy(f, np.zeros((2, 3)), np.ones(2))
+
+
+# --- indices out of range: an acceptance campaign's finds (session 23, campaign F) ---------------
+
+
+def _raises_as_numpy(f, *args, checked: bool = False) -> None:
+    """``f`` raises NumPy's exception (type and message) under elena_jax too."""
+    with pytest.raises(Exception) as want:
+        f(*copy.deepcopy(args))
+    with pytest.raises(want.type, match=re.escape(str(want.value))):
+        elena_jax.functionalize(f, checked=checked)(*args)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint8])
+def test_take_and_take_along_axis_of_traced_indices_out_of_range(dtype):
+    """np.take / np.take_along_axis gave jax.numpy's fill (NaN, INT64_MIN, 255) for a traced index
+    out of range, even with checked=True (an acceptance campaign's find, session 23): now read as
+    ``a[idx]`` is, checked mode's IndexError, else clamped; 'wrap' and 'clip' as NumPy's."""
+    a, idx = np.arange(6).astype(dtype), np.array([1, 9])
+    for f in (lambda a, i: np.take(a, i), lambda a, i: np.take_along_axis(a, i, axis=0),
+              lambda a, i: np.take(a.reshape(2, 3), i - 8, axis=1)):
+        with pytest.raises(IndexError):
+            f(a.copy(), idx)
+        with pytest.raises(IndexError, match="checked mode"):
+            elena_jax.functionalize(f, checked=True)(a, idx)
+    np.testing.assert_array_equal(elena_jax.functionalize(lambda a, i: np.take(a, i))(a, idx), a[[1, 5]])
+    np.testing.assert_array_equal(elena_jax.functionalize(lambda a, i: np.take_along_axis(a, i, 0))(a, idx),
+                                  a[[1, 5]])
+    for mode in ("wrap", "clip", 0, 1):
+        check_against_numpy(lambda a, i, m=mode: np.take(a.reshape(2, 3), i - 4, axis=1, mode=m), a, idx,
+                            rtol=0, atol=0)
+        check_against_numpy(lambda a, i, m=mode: np.take(a, i, mode=m), a, idx, rtol=0, atol=0)
+    check_against_numpy(lambda a, i: (np.take(a, i - 7), np.take(a, i[0]), np.take(a.reshape(2, 3).T, i // 4, 0)),
+                        a, idx, rtol=0, atol=0)
+
+
+def test_take_of_constant_indices_out_of_range_raises_at_trace_time():
+    """Known indices out of range are NumPy's IndexError while tracing (session 23's find)."""
+    a = np.arange(6.0)
+    _raises_as_numpy(lambda a: np.take(a, [1, 9]), a)
+    _raises_as_numpy(lambda a: np.take(a.reshape(2, 3), np.array([-4]), axis=1), a)
+    _raises_as_numpy(lambda a: np.take_along_axis(a, np.array([1, 9]), axis=0), a)
+    _raises_as_numpy(lambda a: np.take(a, [1], mode="bogus"), a)

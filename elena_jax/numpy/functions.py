@@ -585,6 +585,31 @@ def _check_round_out(a, decimals: int, out) -> None:
         np.round(np.ones(1, a.dtype), decimals, out=np.empty(1, out.dtype))
 
 
+def _along_axis_key(shape, indices, axis: int) -> tuple:
+    """NumPy's index of an array of ``shape`` for take/put_along_axis: ``indices`` along ``axis``,
+    every other axis's positions broadcast against them (NumPy's errors of the indices)."""
+    if not isinstance(indices, Tracer):
+        indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise located(IndexError, "`indices` must be an integer array")
+    if indices.ndim != len(shape):
+        raise located(ValueError, "`indices` and `arr` must have the same number of dimensions")
+    return tuple(indices if dim == axis else np.arange(n).reshape([n if d == dim else 1 for d in range(len(shape))])
+                 for dim, n in enumerate(shape))
+
+
+@implements(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    """``arr[index grid with indices along axis]``, as NumPy builds it: traced indices are read as
+    any index array's (jax.numpy's take_along_axis filled those out of range with NaN or garbage)."""
+    arr = arr if isinstance(arr, Tracer) else constant(np.asarray(arr))
+    if axis is None:
+        if len(shape_of(indices)) != 1:
+            raise located(ValueError, "when axis=None, `indices` must have a single dimension.")
+        arr, axis = arr.ravel(), 0
+    return arr[_along_axis_key(arr.shape, indices, V.normalize_axis(axis, arr.ndim))]
+
+
 @implements(np.put_along_axis)
 def put_along_axis(arr, indices, values, axis):
     """A write: ``arr[index grid with indices along axis] = values``, as NumPy builds it."""
@@ -594,20 +619,7 @@ def put_along_axis(arr, indices, values, axis):
         if not arr.flags.c_contiguous:
             raise located(UnsupportedError, "np.put_along_axis(axis=None) of a non-contiguous view")
         arr, axis = arr.reshape(-1), 0
-    if len(shape_of(indices)) != arr.ndim:
-        raise located(ValueError, "`indices` and `arr` must have the same number of dimensions")
-    if not isinstance(indices, Tracer):
-        indices = np.asarray(indices)
-    if indices.dtype.kind not in "iu":
-        raise located(IndexError, "`indices` must be an integer array")
-    axis = V.normalize_axis(axis, arr.ndim)
-    index = []
-    for dim, n in enumerate(arr.shape):
-        if dim == axis:
-            index.append(indices)
-        else:
-            index.append(np.arange(n).reshape([n if d == dim else 1 for d in range(arr.ndim)]))
-    arr[tuple(index)] = values
+    arr[_along_axis_key(arr.shape, indices, V.normalize_axis(axis, arr.ndim))] = values
 
 
 def _arg_reduction(name):
@@ -1010,7 +1022,7 @@ def _refuse(func, name, args, kwargs, error):
 
 
 GENERIC = [
-    "tile", "repeat", "roll", "pad", "take", "take_along_axis",
+    "tile", "repeat", "roll", "pad",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmax", "nanmin", "nanmedian",
@@ -1023,6 +1035,39 @@ GENERIC = [
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+
+_take = jnp_function(np.take)
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """``a[..., indices]`` along ``axis`` (C-ordered, as NumPy's take is), so that traced indices
+    are read as any index array's: checked mode raises NumPy's IndexError, else they are clamped
+    (jax.numpy's take filled them with NaN or garbage); ``mode`` 'wrap' and 'clip' map them into
+    range first, as NumPy does. NumPy's errors of the shapes, of constant indices and of ``mode``
+    come from NumPy, run on a probe."""
+    indices = sequence_as_array(indices)
+    indices = indices if isinstance(indices, Tracer) else np.asarray(indices)
+    if indices.dtype.kind not in "iub" or out is not None:
+        return _take(a, indices, axis=axis, out=out, mode=mode)  # NB: NumPy's casting errors, or out=
+    stand_in = np.zeros(indices.shape, np.intp) if isinstance(indices, Tracer) else indices
+    a = a if isinstance(a, Tracer) else constant(np.asarray(a))
+    try:
+        np.take(np.broadcast_to(np.empty((), np.uint8), a.shape), stand_in, axis=axis, mode=mode)
+    except (IndexError, ValueError, TypeError) as e:
+        raise located(type(e), str(e)) from None
+    if axis is None:
+        a, axis = a.ravel(), 0
+    axis = V.normalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    indices = indices.astype(np.intp) if indices.dtype == bool else indices
+    if mode in ("wrap", 1):  # NB: NumPy's clip modes as numbers too (NPY_CLIP 0, NPY_WRAP 1)
+        indices = indices % max(n, 1)
+    elif mode in ("clip", 0):
+        indices = np.clip(indices, 0, n - 1)
+    r = HOOKS["getitem"](a, (slice(None),) * axis + (indices,))
+    return laid_out(r, tuple(range(r.ndim)))
 
 
 def _triangle(func):
