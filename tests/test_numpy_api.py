@@ -1586,3 +1586,20 @@ def test_take_of_constant_indices_out_of_range_raises_at_trace_time():
     _raises_as_numpy(lambda a: np.take(a.reshape(2, 3), np.array([-4]), axis=1), a)
     _raises_as_numpy(lambda a: np.take_along_axis(a, np.array([1, 9]), axis=0), a)
     _raises_as_numpy(lambda a: np.take(a, [1], mode="bogus"), a)
+
+
+def test_constant_boolean_index_of_the_wrong_length_says_so():
+    """A constant mask of another length than its axis reported its nonzero() indices' bounds
+    ("index 2 is out of bounds"): NumPy's IndexError says the boolean index did not match (an
+    acceptance campaign's find, session 23)."""
+    m, i = np.arange(6.0).reshape(2, 3), np.array([1, 0])
+    _raises_as_numpy(lambda m: m[np.array([True, False, True])], m)
+    _raises_as_numpy(lambda m: m[..., [True, True]], m)
+    _raises_as_numpy(lambda m, i: m[i, [True, False]], m, i)
+
+    def write(m):
+        m[[False, True, True]] = 1.0
+        return m
+
+    _raises_as_numpy(write, m)
+    check_against_numpy(lambda m, i: (m[[False, True]], m[i, [True, False, True]], m[:, [False] * 3]), m, i)

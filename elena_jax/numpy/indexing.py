@@ -58,19 +58,30 @@ def split_index(trace, a: Tracer, key):
                 k = np.asarray(k)
                 if k.dtype == bool and k.ndim == 0:
                     raise located(UnsupportedError, "a boolean scalar index (a[True]) is not supported by elena_jax")
-                if k.dtype == bool:  # NB: a constant mask is its nonzero() indices
-                    for idx in np.nonzero(k):
-                        template.append(("arr", len(arrays)))
-                        arrays.append(idx)
-                    continue
-                if k.dtype.kind not in "iu" and (k.size or message is _NOT_INTEGERS):
+                if k.dtype.kind not in "iub" and (k.size or message is _NOT_INTEGERS):
                     raise located(IndexError, message)  # NB: an empty list is an index, an empty float array not
-                k = k.astype(np.intp) if k.size == 0 else k
+                k = k.astype(np.intp) if k.size == 0 and k.dtype != bool else k
             elif k.dtype.kind not in "iub":
                 raise located(IndexError, message)
             template.append(("arr", len(arrays)))
             arrays.append(k)
-    return tuple(template), arrays
+    if any(isinstance(k, np.ndarray) and k.dtype == bool for k in arrays):
+        _check_mask_lengths(a, tuple(template), arrays)  # NB: NumPy's message, not its indices' bounds
+    return _constant_masks_as_indices(tuple(template), arrays)
+
+
+def _constant_masks_as_indices(template, arrays):
+    """The key with each constant boolean mask as its nonzero() indices, one array per axis it covers."""
+    new_template, new_arrays = [], []
+    for k in template:
+        if not (isinstance(k, tuple) and k[0] == "arr"):
+            new_template.append(k)
+            continue
+        arr = arrays[k[1]]
+        for idx in np.nonzero(arr) if isinstance(arr, np.ndarray) and arr.dtype == bool else [arr]:
+            new_template.append(("arr", len(new_arrays)))
+            new_arrays.append(idx)
+    return tuple(new_template), new_arrays
 
 
 _NOT_INTEGERS = "arrays used as indices must be of integer (or boolean) type"
