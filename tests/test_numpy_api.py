@@ -18,6 +18,7 @@ import copy
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import jax
@@ -1578,6 +1579,19 @@ def test_take_and_take_along_axis_of_traced_indices_out_of_range(dtype):
     check_against_numpy(lambda a, i: (np.take(a, i - 7), np.take(a, i[0]), np.take(a.reshape(2, 3).T, i // 4, 0)),
                         a, idx, rtol=0, atol=0)
 
+    def into(a, i, dtype=np.float32):
+        out = np.zeros(2, dtype)
+        np.take(a, i, out=out, mode="clip")
+        return out
+
+    if a.dtype.kind != "f":  # NB: NumPy casts the result back into out safely
+        _raises_as_numpy(into, a, idx)
+        into = partial(into, dtype=a.dtype)
+
+    check_against_numpy(into, a, idx, rtol=0, atol=0)
+    with pytest.raises(IndexError, match="checked mode"):
+        elena_jax.functionalize(lambda a, i: np.take(a, i, out=np.zeros(2, a.dtype)), checked=True)(a, idx)
+
 
 def test_take_of_constant_indices_out_of_range_raises_at_trace_time():
     """Known indices out of range are NumPy's IndexError while tracing (session 23's find)."""
@@ -1603,3 +1617,37 @@ def test_constant_boolean_index_of_the_wrong_length_says_so():
 
     _raises_as_numpy(write, m)
     check_against_numpy(lambda m, i: (m[[False, True]], m[i, [True, False, True]], m[:, [False] * 3]), m, i)
+
+
+def test_unravel_index_insert_ravel_multi_index_and_delete_check_their_indices():
+    """checked=True let traced indices out of range through np.unravel_index and np.insert;
+    np.ravel_multi_index refused every call with mode='raise' (a ConcretizationTypeError of JAX's),
+    np.delete a traced scalar index as data-dependent (an acceptance campaign's finds, session 23).
+    Now known indices raise NumPy's error while tracing, traced ones in checked mode."""
+    a, i = np.arange(6.0), np.array([0, 9])
+    cases = [(lambda a, i: np.unravel_index(i + 3, (2, 3)), ValueError),
+             (lambda a, i: np.unravel_index(i - 1, (2, 3)), ValueError),
+             (lambda a, i: np.insert(a, i[1], 5.0), IndexError),
+             (lambda a, i: np.insert(a.reshape(2, 3), -i[1], 5.0, axis=1), IndexError),
+             (lambda a, i: np.ravel_multi_index((i % 2, i), (2, 3)), ValueError),
+             (lambda a, i: np.ravel_multi_index((i % 2, i), (2, 3), mode=("clip", "raise")), ValueError),
+             (lambda a, i: np.delete(a, i[1]), IndexError),
+             (lambda a, i: np.delete(a.reshape(2, 3), i[1] - 13, axis=1), IndexError)]
+    for f, error in cases:
+        with pytest.raises(error):
+            f(a.copy(), i.copy())
+        with pytest.raises(error, match="checked mode"):
+            elena_jax.functionalize(f, checked=True)(a, i)
+    _raises_as_numpy(lambda a: np.unravel_index(np.arange(8), (2, 3)), a)
+    _raises_as_numpy(lambda i: np.ravel_multi_index((np.array([0, 2]), i), (2, 3)), i)
+    _raises_as_numpy(lambda a: np.delete(a, np.arange(7)[6]), a)
+    _raises_as_numpy(lambda a: np.insert(a, -7, 1.0), a)
+    j = np.array([1, 2])
+    check_against_numpy(lambda a, j: (np.unravel_index(j + 3, (2, 3)), np.insert(a, j[1], 5.0),
+                                      np.ravel_multi_index((j % 2, j), (2, 3)),
+                                      np.ravel_multi_index((j, j + 3), (2, 3), mode=("clip", "wrap")),
+                                      np.ravel_multi_index((j - 3, j + 3), (2, 3), mode="clip", order="F"),
+                                      np.delete(a, a.argmax()), np.delete(a, -j[0]),
+                                      np.delete(a.reshape(2, 3), j[1] - 3, axis=1), np.delete(a.reshape(2, 3), j[0])),
+                        a, j, rtol=0, atol=0)
+    assert elena_jax.functionalize(lambda a, i: np.delete(a, i[1]))(a, i).shape == (5,)  # clamped, as a[i]

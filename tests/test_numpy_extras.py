@@ -1280,3 +1280,22 @@ def test_quantile_and_covariance_edge_cases_of_the_review():
         got, want = elena_jax.functionalize(upper)(zeros), upper(zeros.copy())
         assert [np.signbit(g).tolist() for g in got] == [np.signbit(w).tolist() for w in want]
     check_against_numpy(lambda x: np.cov(x, [1.0, 2.0, 4.0]), np.array([3.0, 1.0, 2.0]))
+
+
+def test_choose_checks_its_choice_array_as_numpy_does():
+    """np.choose's mode='raise' clamped: a constant choice out of range answered and checked=True let
+    traced ones through (an acceptance campaign's find, session 23). Now NumPy's ValueError, at once
+    for known choices, in checked mode for traced ones; 'wrap' and 'clip' as NumPy's."""
+    a, i = np.arange(6.0), np.array([0, 9])
+    with pytest.raises(ValueError, match="invalid entry in choice array"):
+        np.choose(np.array([0, 3]), [a[:2], a[2:4]])
+    with pytest.raises(ValueError, match=r"^invalid entry in choice array\n  at .*test_numpy_extras"):
+        elena_jax.functionalize(lambda a: np.choose(np.array([0, 3]), [a[:2], a[2:4]]))(a)
+    with pytest.raises(ValueError, match=r"invalid entry in choice array \(checked mode\)"):
+        elena_jax.functionalize(lambda a, i: np.choose(i, [a[:2], a[2:4]]), checked=True)(a, i)
+    with pytest.raises(ValueError, match=r"invalid entry in choice array \(checked mode\)"):
+        elena_jax.functionalize(lambda a, i: np.choose(i - 1, np.stack([a[:2], a[2:4]])), checked=True)(a, i)
+    check_against_numpy(lambda a, i: (np.choose(i, [a[:2], a[2:4]], mode="wrap"),
+                                      np.choose(i - 5, [a[:2], a[2:4]], mode="clip"),
+                                      np.choose(i // 9, [a[:2], a[2:4]]), np.choose([1, 0], [a[:2], a[2:4]])),
+                        a, i, rtol=0, atol=0)

@@ -45,6 +45,7 @@ from .functions import (
     LIST_AS_ARRAY,
     _arr,
     _check_out_cast,
+    _check_range,
     _known,
     _returned,
     jnp_function,
@@ -885,8 +886,14 @@ _choose = jnp_function(np.choose)
 
 @implements(np.choose)
 def choose(a, choices, out=None, mode="raise"):
-    """NB: traced indices out of range are clamped (NumPy raises), as for other traced indices."""
-    return _choose(a, choices, out=out, mode="clip" if mode == "raise" else mode)
+    """jax.numpy's, whose 'raise' clamps: NumPy's ValueError for choices out of range (`_check_range`:
+    at once for known ones, in checked mode for traced ones), else clamped as other traced indices."""
+    result = _choose(a, choices, out=out, mode="clip" if mode == "raise" else mode)
+    a = sequence_as_array(a)
+    if mode == "raise" and (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype).kind in "iu":
+        n = len(choices) if isinstance(choices, (list, tuple)) else shape_of(choices)[0]
+        _check_range(a, 0, n, ValueError, "invalid entry in choice array")
+    return result
 
 
 class _Flat:

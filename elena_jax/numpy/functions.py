@@ -1028,7 +1028,7 @@ GENERIC = [
     "ptp", "nanmax", "nanmin", "nanmedian",
     "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "convolve", "select", "piecewise", "array_equal",
-    "logspace", "geomspace", "append", "resize", "unravel_index", "ravel_multi_index",
+    "logspace", "geomspace", "append", "resize",
     "trapezoid", "angle", "conj", "sinc", "i0",
 ]
 
@@ -1049,25 +1049,75 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     come from NumPy, run on a probe."""
     indices = sequence_as_array(indices)
     indices = indices if isinstance(indices, Tracer) else np.asarray(indices)
-    if indices.dtype.kind not in "iub" or out is not None:
-        return _take(a, indices, axis=axis, out=out, mode=mode)  # NB: NumPy's casting errors, or out=
+    if indices.dtype.kind not in "iub":
+        return _take(a, indices, axis=axis, out=out, mode=mode)  # NB: NumPy's casting errors
     stand_in = np.zeros(indices.shape, np.intp) if isinstance(indices, Tracer) else indices
     a = a if isinstance(a, Tracer) else constant(np.asarray(a))
+    check_out_array(out, "output must be an array")
     try:
-        np.take(np.broadcast_to(np.empty((), np.uint8), a.shape), stand_in, axis=axis, mode=mode)
+        np.take(np.broadcast_to(np.empty((), a.dtype), a.shape), stand_in, axis=axis, mode=mode,
+                out=None if out is None else np.empty(out.shape, out.dtype))
     except (IndexError, ValueError, TypeError) as e:
         raise located(type(e), str(e)) from None
     if axis is None:
         a, axis = a.ravel(), 0
     axis = V.normalize_axis(axis, a.ndim)
-    n = a.shape[axis]
-    indices = indices.astype(np.intp) if indices.dtype == bool else indices
-    if mode in ("wrap", 1):  # NB: NumPy's clip modes as numbers too (NPY_CLIP 0, NPY_WRAP 1)
-        indices = indices % max(n, 1)
-    elif mode in ("clip", 0):
-        indices = np.clip(indices, 0, n - 1)
+    indices = _into_range(indices.astype(np.intp) if indices.dtype == bool else indices, a.shape[axis], mode)
     r = HOOKS["getitem"](a, (slice(None),) * axis + (indices,))
-    return laid_out(r, tuple(range(r.ndim)))
+    return _returned("take", [laid_out(r, tuple(range(r.ndim)))], out, False)
+
+
+def _into_range(indices, n: int, mode):
+    """Indices along an axis of ``n`` mapped into range as NumPy's clip ``mode`` maps them: 'wrap'
+    modulo ``n``, 'clip' clipped (NumPy takes the modes as numbers too: NPY_CLIP 0, NPY_WRAP 1);
+    'raise' leaves them."""
+    if mode in ("wrap", 1):
+        return indices % max(n, 1)
+    if mode in ("clip", 0):
+        return np.clip(indices, 0, n - 1)
+    return indices
+
+
+def _check_range(indices, low: int, high: int, error: type[BaseException], message: str) -> None:
+    """NumPy's ``error`` where ``indices`` lie outside ``[low, high)``: at once where they are known
+    at trace time (``message``'s ``{}`` the first such index), else in checked mode (`raise_where`)."""
+    known = _known(indices)
+    values = indices if known is None else np.asarray(known)
+    bad = (values < low) | (values >= high)
+    first = f" {np.asarray(values)[bad].flat[0]}" if known is not None and np.any(bad) else ""
+    raise_where(bad, error, message.format(first))
+
+
+_ravel_multi_index = jnp_function(np.ravel_multi_index)
+
+
+@implements(np.ravel_multi_index)
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """jax.numpy's (whose 'raise' refuses traced indices) of the indices mapped into range by their
+    dimension's ``mode``: 'raise' checks them (`_check_range`: NumPy's ValueError) and clamps them
+    as other traced indices are, 'wrap' and 'clip' as NumPy maps them. NumPy's other errors come
+    from NumPy, run on stand-ins."""
+    _run_numpy(np.ravel_multi_index, [multi_index, dims], {"mode": mode, "order": order}, full=True, fill=0)
+    dims = tuple(np.atleast_1d(dims))
+    modes = (mode,) * len(dims) if isinstance(mode, (str, int)) else tuple(mode)
+    mapped = []
+    for index, n, m in zip(multi_index, dims, modes):
+        if m in ("raise", 2):
+            _check_range(index, 0, n, ValueError, "invalid entry in coordinates array")
+        mapped.append(_into_range(index, n, "clip" if m in ("raise", 2) else m))
+    return _ravel_multi_index(tuple(mapped), dims, mode="clip", order=order)
+
+
+_unravel_index = jnp_function(np.unravel_index)
+
+
+@implements(np.unravel_index)
+def unravel_index(indices, shape, order="C"):
+    """jax.numpy's (which clamps indices out of range), after NumPy's ValueError for them (`_check_range`)."""
+    result = _unravel_index(indices, shape) if order == "C" else _unravel_index(indices, shape, order=order)
+    size = int(np.prod(shape))
+    _check_range(indices, 0, size, ValueError, f"index{{}} is out of bounds for array with size {size}")
+    return result
 
 
 def _triangle(func):
@@ -1118,9 +1168,23 @@ def _take_positions(select, a, axis):
 def delete(arr, obj, axis=None):
     """The elements kept, taken: NumPy decides which from the length alone (jax.numpy.delete wants
     its indices concrete, and an operand's are traced)."""
+    if isinstance(obj, Tracer) and obj.ndim == 0 and obj.dtype.kind in "iu":
+        return _delete_one(arr, obj, axis)
     if has_tracer(obj):
         raise ConcretizationError(f"np.delete with traced indices has a data-dependent shape\n  at {user_location()}")
     return _take_positions(lambda positions, ax: np.delete(positions, obj, ax), arr, axis)
+
+
+def _delete_one(arr, index: Tracer, axis):
+    """``np.delete`` of one traced index: the other n - 1 positions, those from ``index`` on shifted
+    by one; NumPy's IndexError out of range (`_check_range`), else clamped as other traced indices."""
+    a = arr if isinstance(arr, Tracer) else constant(np.asarray(arr))
+    a = a.ravel() if axis is None else a
+    axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    _check_range(index, -n, n, IndexError, f"index{{}} is out of bounds for axis {axis} with size {n}")
+    kept = np.arange(max(n - 1, 0))
+    return np.take(a, kept + (kept >= np.clip(np.where(index < 0, index + n, index), 0, n - 1)), axis=axis)
 
 
 def _nan_arg(func, fill: float, base):
@@ -1172,7 +1236,12 @@ def insert(arr, obj, values, axis=None):
     values = values if has_tracer(values) else np.asarray(values, a.dtype)
     positions = None if has_tracer(obj) or isinstance(obj, slice) else np.asarray(obj)
     if positions is None or positions.dtype.kind not in "iu" or positions.size < 2:
-        return _insert(a, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
+        result = _insert(a, obj, values, axis=axis)  # NB: one position inserts a block (NumPy's other case)
+        if isinstance(obj, Tracer) and obj.dtype.kind in "iu":
+            ax = 0 if axis is None else V.normalize_axis(axis, len(shape_of(a)))
+            n = np.size(a) if axis is None else shape_of(a)[ax]
+            _check_range(obj, -n, n + 1, IndexError, f"index{{}} is out of bounds for axis {ax} with size {n}")
+        return result
     a = np.ravel(a) if axis is None else a
     axis = 0 if axis is None else V.normalize_axis(axis, a.ndim)
     n, k = a.shape[axis], positions.size
