@@ -172,7 +172,7 @@ class Functionalized:
         """Wrap the static arguments so that each flattens to one static leaf."""
         o = self.options
         if o.static_argnums or o.static_argnames:
-            static_pos = {i % len(args) for i in o.static_argnums} if args else set()
+            static_pos = {_call_index(i, len(args)) for i in o.static_argnums if i < len(args)}
             args = tuple(_Static(a) if i in static_pos else a for i, a in enumerate(args))
             kwargs = {k: _Static(v) if k in o.static_argnames else v for k, v in kwargs.items()}
         return args, kwargs
@@ -514,9 +514,36 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    opts = Options(tuple(static_argnums), tuple(static_argnames), jit, optimize, trace_scalars, cache_size,
+    static_argnames = _static_by_signature(f, tuple(static_argnums), tuple(static_argnames))
+    opts = Options(tuple(static_argnums), static_argnames, jit, optimize, trace_scalars, cache_size,
                    checked, fma)
     return Functionalized(f, opts)
+
+
+def _static_by_signature(f: Callable, argnums: tuple[int, ...], argnames: tuple[str, ...]) -> tuple[str, ...]:
+    """As ``jax.jit``: ``static_argnums`` checked against ``f``'s positional parameters (any index
+    with ``*args``), and ``static_argnames`` with the names of the positional-or-keyword parameters
+    it marks, so that such a parameter is static when passed by keyword too."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return argnames
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
+    if argnums and not variadic and (-min(argnums) > len(positional) or max(argnums) >= len(positional)):
+        raise located(ValueError, f"static_argnums={argnums}, but {getattr(f, '__name__', 'the function')} "
+                      f"only accepts {len(positional)} positional arguments")
+    named = [p.name for i, p in enumerate(positional) if p.kind is p.POSITIONAL_OR_KEYWORD and i in argnums]
+    return argnames + tuple(n for n in named if n not in argnames)
+
+
+def _call_index(i: int, n_args: int) -> int:
+    """A (negative) static_argnums index resolved against a call's ``n_args`` positional
+    arguments, as ``jax.jit``: one before the first is an error."""
+    if i < -n_args:
+        raise located(ValueError, f"static_argnums index {i} is out of range for a call with {n_args} "
+                      "positional arguments: it must be at least -len(args)")
+    return i % n_args
 
 
 def _as_traced(x):

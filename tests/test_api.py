@@ -387,6 +387,32 @@ def test_static_argnums_and_non_hashable_arguments():
         elena_jax.functionalize(lambda x, o: x)(np.ones(2), Opaque())
 
 
+def test_static_argnums_resolve_through_the_signature_as_jax_jit():
+    """An acceptance campaign's find (session 23): static_argnums was taken modulo the call's
+    positional arguments, so static_argnums=(2,) with n passed by keyword marked x static ("argument
+    x is a NumPy array marked static") and (3,) with 2 arguments marked w. As jax.jit: a static
+    parameter passed by keyword is static, an index past the signature's positional parameters is
+    a ValueError, a negative one counts from the end of the call's positional arguments."""
+    def smooth(x, w, n=2):
+        y = x.copy()
+        for _ in range(n):
+            y[1:-1] = (y[:-2] + y[1:-1] * w[0] + y[2:]) / (2 + w[0])
+        return y
+
+    x, w = np.arange(6.0) ** 2, np.array([2.0])
+    g = elena_jax.functionalize(smooth, static_argnums=(2,))
+    assert_same(g(x, w, n=3), smooth(x.copy(), w, n=3))
+    assert_same(g(x, w, 1), smooth(x.copy(), w, 1))
+    assert_same(g(x, w), smooth(x.copy(), w))
+    assert_same(elena_jax.functionalize(smooth, static_argnums=-1)(x, w, 3), smooth(x.copy(), w, 3))
+    for argnums in ((3,), (-4,)):
+        with pytest.raises(ValueError, match=r"only accepts 3 positional arguments"):
+            elena_jax.functionalize(smooth, static_argnums=argnums)
+    with pytest.raises(ValueError, match=r"index -3 is out of range"):
+        elena_jax.functionalize(smooth, static_argnums=-3)(x, w)
+    assert_same(elena_jax.functionalize(lambda *a: a[0] * 2, static_argnums=3)(x), x * 2)
+
+
 def test_a_functionalized_helper_called_while_tracing_joins_the_trace():
     """As jit inside jit: the helper's reads and writes (through views of the caller's arrays) are
     recorded in the outer trace, so the result is NumPy's and there is one compiled program."""
