@@ -33,6 +33,7 @@ from .lower import lower
 from .lower.memory import read
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
+from .numpy.masked import Masked
 from .passes import optimize
 from .storage import Storage
 from .tracer import Trace, Tracer, current_trace, same_bits
@@ -231,12 +232,16 @@ class Functionalized:
                 _refuse_jax_on_tracers(e)
                 raise
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
+            code = getattr(self.f, "__code__", None)
+            by = getattr(self.f, "__name__", "the function") + (
+                f" ({code.co_filename}:{code.co_firstlineno})" if code else "")
+            for x in out_leaves:
+                if isinstance(x, Masked):  # NB: its message names the line of the selection
+                    x.returned(by)
             try:
                 program.outputs = [trace.operand(x) for x in out_leaves]
             except UnsupportedError as e:  # NB: the line it names is the caller's, the function has returned
-                code = getattr(self.f, "__code__", None)
-                where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
-                raise type(e)(f"{e}\n  returned by {getattr(self.f, '__name__', 'the function')}{where}: "
+                raise type(e)(f"{e}\n  returned by {by}: "
                               "results are arrays and numbers, or pytrees of them") from None
         program.verify()
         borrowed = tuple(trace.borrowed.values())

@@ -377,3 +377,23 @@ def test_averages_of_a_selection_are_numpys():
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
         elena_jax.functionalize(lambda a, w: np.average(a[a > 0], weights=w[a > 0]), checked=True)(
             np.ones(3), np.array([1.0, -1.0, 0.0]))
+
+
+def center_positive(x):
+    pos = x[x > 0]  # the line of the selection, which the error names
+    q = np.sqrt(pos)
+    return q - q.mean()
+
+
+def test_a_returned_selection_names_the_line_where_it_was_made():
+    """An acceptance campaign's find (session 23): values computed from a selection a[mask] and
+    returned were reported at the line where they were last computed (q - q.mean()), "needed at" the
+    caller's line and "returned by ...: results are arrays and numbers, or pytrees of them", blaming
+    the return type. The message names the selection's line and the function whose return needed it."""
+    code = center_positive.__code__
+    with pytest.raises(elena_jax.ConcretizationError) as e:
+        elena_jax.functionalize(center_positive)(np.array([1.0, -2.0, 4.0]))
+    message = str(e.value)
+    assert f"at {code.co_filename}:{code.co_firstlineno + 1}: pos = x[x > 0]" in message
+    assert f"(needed at the return of center_positive ({code.co_filename}:{code.co_firstlineno}))" in message
+    assert "results are arrays and numbers" not in message

@@ -27,16 +27,18 @@ from ._core import raise_where
 class Masked:
     __array_priority__ = 2000
 
-    def __init__(self, values: Tracer, mask: Tracer, stamp: int | None = None) -> None:
+    def __init__(self, values: Tracer, mask: Tracer, stamp: int | None = None, origin: str | None = None) -> None:
         self.values = values
         self.mask = mask  # bool, covering the leading axes of values
-        self.origin = user_location()  # NB: the shape may be needed far away (a return, say)
+        # NB: the line of the selection a[mask], kept by values computed from it: the shape may be
+        # needed far away (a return, say)
+        self.origin = user_location() if origin is None else origin
         # NB: the selection is of the mask's value when it was taken: the count of ops recorded then
         self.stamp = len(mask._trace.program.ops) if stamp is None else stamp
 
     def _like(self, values: Tracer) -> Masked:
         """Other values of the same selection."""
-        return Masked(values, self.mask, self.stamp)
+        return Masked(values, self.mask, self.stamp, self.origin)
 
     @property
     def dtype(self) -> np.dtype:
@@ -56,11 +58,16 @@ class Masked:
         extra = self.values.ndim - self.mask.ndim
         return np.broadcast_to(self.mask.reshape(self.mask.shape + (1,) * extra), self.values.shape)
 
-    def _shape_needed(self, what: str):
+    def _shape_needed(self, what: str, needed_at: str | None = None):
+        needed_at = user_location() if needed_at is None else needed_at
         raise ConcretizationError(
             f"{what} of a boolean-mask selection a[mask] with a traced mask has a data-dependent "
             f"shape; use np.where(mask, ...) or reduce it (sum, mean, count)\n  at {self.origin}"
-            + ("" if user_location() == self.origin else f"\n  (needed at {user_location()})"))
+            + ("" if needed_at == self.origin else f"\n  (needed at {needed_at})"))
+
+    def returned(self, by: str):
+        """Refuse the selection (or values computed from it) as a result of function ``by``."""
+        return self._shape_needed("returning it", f"the return of {by}")
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
