@@ -1,7 +1,8 @@
 """The errors elena_jax raises, and where in the user's code they point.
 
 Every error about the user's program names the user's source line: the
-innermost stack frame that is neither elena_jax's nor NumPy's nor JAX's.
+innermost stack frame that is neither elena_jax's nor NumPy's nor JAX's, nor
+an installed package's (SciPy called on a traced array names the user's call).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ _SKIPPED = (
     os.path.dirname(os.path.abspath(np.__file__)) + os.sep,
     sysconfig.get_paths()["stdlib"] + os.sep,
 )
+_INSTALLED = tuple({sysconfig.get_paths()[k] + os.sep for k in ("purelib", "platlib")})
+_INSTALLED_DIRS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
 class UnsupportedError(NotImplementedError):
@@ -41,11 +44,17 @@ def is_user_file(name: str) -> bool:
     return not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen")
 
 
+def _is_user_line(name: str) -> bool:
+    """Whether an error may name a line of file ``name``: the user's code, not an installed
+    package's either (whose code the user only called; traced as the user's all the same)."""
+    return is_user_file(name) and not name.startswith(_INSTALLED) and not any(d in name for d in _INSTALLED_DIRS)
+
+
 def user_location() -> str:
     """``file:line`` and source text of the innermost user frame."""
     frame = sys._getframe(1)
     while frame is not None:
-        if is_user_file(frame.f_code.co_filename):
+        if _is_user_line(frame.f_code.co_filename):
             return _described(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return "<unknown location>"
@@ -55,7 +64,7 @@ def raised_at(e: BaseException) -> str:
     """``file:line`` and source text of the innermost user frame ``e`` passed through."""
     where, tb = "<unknown location>", e.__traceback__
     while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
+        if _is_user_line(tb.tb_frame.f_code.co_filename):
             where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return where

@@ -661,7 +661,10 @@ class Tracer:
         if method != "__call__" and rule is not None:
             return rule(ufunc, *inputs, **kwargs)
         if rule is None:
-            what = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+            # NB: SciPy's ufuncs and np.frompyfunc's are ufuncs too, of other names
+            name = f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc else \
+                f"the ufunc {ufunc.__name__!r} (not NumPy's)"
+            what = name + ("" if method == "__call__" else f".{method}")
             raise located(UnsupportedError, f"{what} is not supported by elena_jax")
         return rule(*inputs, **kwargs)
 

@@ -825,3 +825,30 @@ def test_bad_arguments_of_bincount_and_std_are_numpys_error(f):
     TypeError "Cannot cast array data from dtype('float64') to dtype('int64') according to the rule
     'safe'" and its UFuncTypeError now (an acceptance campaign's find, session 23)."""
     fails_as_numpy(f, np.array([0.0, 1.0, 2.0]))
+
+
+def test_an_installed_package_called_on_a_traced_array_names_the_users_line(tmp_path, monkeypatch):
+    """An acceptance campaign's find (session 23): scipy.ndimage.uniform_filter1d(x, 3) was reported
+    at SciPy's own line (site-packages/scipy/ndimage/_filters.py:1539); an installed package's
+    frame is not the user's line: the error names the user's call into it."""
+    package = tmp_path / "site-packages"
+    package.mkdir()
+    (package / "elena_thirdparty.py").write_text("def filt(x):\n    return x * float(x.sum())\n")
+    monkeypatch.syspath_prepend(str(package))
+    from elena_thirdparty import filt
+
+    def smooth(x):
+        return filt(x)  # the line the error names
+
+    e = fails(smooth, np.arange(5.0), exc=elena_jax.ConcretizationError)
+    assert f"{smooth.__code__.co_firstlineno + 1}: return filt(x)" in str(e)
+    assert "site-packages" not in str(e)
+
+
+def test_a_ufunc_not_numpys_is_not_named_as_numpys():
+    """An acceptance campaign's find (session 23): scipy.special.expit(x) was refused as "np.expit";
+    a ufunc that is not NumPy's (SciPy's, np.frompyfunc's) is named as the ufunc it is."""
+    expit = np.frompyfunc(lambda v: 1 / (1 + np.exp(-v)), 1, 1)
+    e = fails(lambda x: expit(x), np.arange(3.0), exc=elena_jax.UnsupportedError)
+    assert "the ufunc '<lambda> (vectorized)' (not NumPy's) is not supported" in str(e)
+    assert "np.<lambda>" not in str(e)
