@@ -534,6 +534,13 @@ class Tracer:
     def __deepcopy__(self, memo) -> Tracer:
         return HOOKS["copy"](self)
 
+    def __copy__(self) -> Tracer:  # NB: as ndarray's, a copy of the data (not of the Python object)
+        return HOOKS["copy"](self)
+
+    def __reduce_ex__(self, protocol):
+        raise located(UnsupportedError, "pickling a traced array: it has no value while tracing; pickle the "
+                      "function's result after the call, or keep the array as it is (a copy: x.copy())")
+
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array and the lists given to
         # ufunc methods; a function imported by name never reaches elena_jax's namespace

@@ -1262,6 +1262,20 @@ def require(a, dtype=None, requirements=None, *, like=None):
 
 intercept(np, "require", require)  # NB: not dispatched by __array_function__ (only like= is)
 
+_NDITER = np.nditer
+
+
+def _nditer(op, *args, **kwargs):
+    """np.nditer of NumPy arrays; of a traced one, a refusal (NumPy's own error was of writeback)."""
+    if any(isinstance(x, Tracer) for x in (op if isinstance(op, (list, tuple)) else (op,))):
+        raise located(UnsupportedError, "np.nditer over a traced array is not supported by elena_jax: iterate "
+                      "with indices (for i in range(x.size): x.flat[i]), or better write it with whole-array "
+                      "operations")
+    return _NDITER(op, *args, **kwargs)
+
+
+intercept(np, "nditer", _nditer, traced=False)  # NB: a class, not dispatched by __array_function__
+
 
 @implements(np.apply_over_axes)
 def apply_over_axes(func, a, axes):
