@@ -34,6 +34,7 @@ from .lower.memory import read
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .numpy.masked import Masked
+from .numpy.ufuncs import raising_fp_errors
 from .passes import optimize
 from .storage import Storage
 from .tracer import Trace, Tracer, current_trace, same_bits
@@ -202,7 +203,7 @@ class Functionalized:
     def trace(self, args, kwargs) -> tuple[Traced, list, list]:
         """(the traced program, the array leaves, the program's inputs for this call)."""
         treedef, leaves, key, memories = self._split(args, kwargs)
-        full_key = (treedef, key)
+        full_key = (treedef, key, raising_fp_errors())  # NB: traced under np.seterr(all="raise"), f refuses
         with self._lock:
             traced = self._cache.get(full_key)
             if traced is not None:

@@ -872,3 +872,30 @@ def test_nditer_and_pickle_of_a_traced_array_are_refused_clearly():
           match=r"pickling a traced array: it has no value while tracing")
     weights = np.arange(2.0)
     check_against_numpy(lambda x: x + sum(v for v in np.nditer(weights)), np.arange(3.0), rtol=0, atol=0)
+
+
+def test_a_raising_error_state_is_refused_not_ignored():
+    """An acceptance campaign's find (session 23): np.errstate(divide="raise") inside f, or
+    np.seterr(all="raise") by the caller, was ignored: elena_jax answered inf/nan where NumPy raises
+    FloatingPointError. Compiled code cannot raise it: a float ufunc traced under such a state is
+    refused at its line (and a program compiled before is not reused); integer ops, comparisons
+    and float ops that signal nothing (np.maximum) are not affected."""
+    def normalize(x):
+        with np.errstate(divide="raise", invalid="raise"):
+            return x / x.sum()
+
+    x = np.array([1.0, -1.0, 0.0])
+    with pytest.raises(FloatingPointError), np.errstate(divide="raise", invalid="raise"):
+        x / x.sum()
+    fails(normalize, x.copy(), exc=elena_jax.UnsupportedError, match=r"np\.divide under NumPy's error state "
+          r"divide='raise', invalid='raise' .*cannot raise FloatingPointError from compiled code")
+    log = elena_jax.functionalize(np.log)
+    log(np.ones(2))
+    with np.errstate(all="raise"), pytest.raises(elena_jax.UnsupportedError, match=r"np\.log under"):
+        log(x.copy())
+
+    def exact(x, k):
+        with np.errstate(all="raise"):
+            return np.maximum(x, 0.5), k // 2 + 1, x > 0
+
+    check_against_numpy(exact, x, np.arange(3), rtol=0, atol=0)

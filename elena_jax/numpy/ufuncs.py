@@ -116,6 +116,30 @@ def _refuse_object_loop(ufunc, inputs):
     raise located(UnsupportedError, f"np.{ufunc.__name__} of {kinds} (NumPy's loop over objects) is not supported")
 
 
+# Float ufuncs that signal no floating-point error in NumPy (exact, or NaN-quiet).
+_SILENT = frozenset({"absolute", "fabs", "negative", "positive", "conjugate", "copysign", "sign", "floor",
+                     "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "clip"})
+
+
+def raising_fp_errors() -> tuple[str, ...]:
+    """The categories for which NumPy's error state (np.errstate, np.seterr) raises
+    FloatingPointError (or calls np.seterrcall's function)."""
+    return tuple(k for k, v in np.geterr().items() if v in ("raise", "call"))
+
+
+def _refuse_raising_error_state(ufunc, loop) -> None:
+    """NB: compiled code cannot raise FloatingPointError: where NumPy would, refuse rather than
+    answer inf or nan silently. Integer, boolean and exact ops are not affected."""
+    if ufunc.__name__ in _SILENT or not any(d.kind in "fc" for d in loop[ufunc.nin :]):
+        return
+    raising = raising_fp_errors()
+    if raising:
+        settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in raising)
+        raise located(UnsupportedError, f"np.{ufunc.__name__} under NumPy's error state {settings} "
+                      "(np.errstate, np.seterr): elena_jax cannot raise FloatingPointError from compiled code; "
+                      "check the result instead (np.isfinite), or run this part with NumPy")
+
+
 def _check_out_shape(shape, o):
     whole = broadcast_shapes(shape, o.shape)
     if whole != o.shape:
@@ -135,6 +159,7 @@ def ufunc_rule(ufunc):
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         if any(d.kind not in "biufc" for d in loop):
             _refuse_object_loop(ufunc, inputs)
+        _refuse_raising_error_state(ufunc, loop)
         ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         _check_casts(ufunc, loop, outs, casting)
         given = [o for o in outs if o is not None] + ([] if where is True else [where])
