@@ -231,6 +231,8 @@ class Functionalized:
                 out = self.f(*args, **kwargs)
             except TypeError as e:
                 _refuse_jax_on_tracers(e)
+                if not names_a_location(e):  # NB: NumPy's argument errors (np.sum(a, axiz=0)) name no line
+                    e.add_note(f"  at {raised_at(e)}")
                 raise
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             code = getattr(self.f, "__code__", None)

@@ -376,7 +376,6 @@ class Tracer:
     __elena_tracer__ = True
     weak = False  # a traced Python scalar: promoted as NumPy 2 promotes Python scalars
     scalar = False  # an element read out as a NumPy scalar (``a[i, j]``): augmented ops are not in place
-    __hash__ = None  # like ndarray: arrays are not hashable
 
     def __init__(self, trace: Trace, storage: Storage, view: V.View, writeable: bool = True,
                  base: Tracer | None = None) -> None:
@@ -531,6 +530,11 @@ class Tracer:
             return self._concrete("round() to a Python int")
         return np.round(self, ndigits)
 
+    def __hash__(self) -> int:
+        if not self.scalar:  # NB: like ndarray: arrays are not hashable
+            raise located(TypeError, "unhashable type: 'numpy.ndarray'")
+        return self._concrete("hash() (a dict key, a set member, dict.get)")
+
     def __deepcopy__(self, memo) -> Tracer:
         return HOOKS["copy"](self)
 
@@ -544,17 +548,19 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array and the lists given to
         # ufunc methods; a function imported by name never reaches elena_jax's namespace
+        converter = _converting_api(sys._getframe(1))
+        if converter is not None:
+            return self._concrete(f"{converter}, which converts its arguments to NumPy arrays,",
+                                  "it is not supported: write it with operations on the whole array (np.where "
+                                  "for a branch, a boolean mask for a masked array)")
         return self._concrete(
             "conversion to a NumPy array",
             "where it comes from, and what to write instead: a NumPy array indexed by a traced array, "
             "`table[idx]`: make the table traced first, `np.asarray(table)[idx]`; a list of traced arrays given "
             "to a NumPy function with no traced argument beside it, or to a ufunc method (`np.median([a, b, c], "
             "axis=0)`, `np.minimum.reduce([a, b])`), which NumPy converts itself: `np.stack` them first; "
-            "`jnp.asarray(x)` or another JAX function given a traced value: write it with NumPy; "
-            "`np.vectorize(f)` and `np.ma` "
-            "(masked arrays), which convert their arguments and are not supported: array operations on the whole "
-            "array (`np.where` for a branch, a boolean mask for a masked array); a NumPy scalar type called on "
-            "a traced value, `np.float32(x)`: `x.astype(np.float32)`; a NumPy function imported "
+            "`jnp.asarray(x)` or another JAX function given a traced value: write it with NumPy; a NumPy scalar "
+            "type called on a traced value, `np.float32(x)`: `x.astype(np.float32)`; a NumPy function imported "
             "by name at module level (`from numpy.lib.stride_tricks import as_strided`), which elena_jax cannot "
             "intercept: call it through np (`np.lib.stride_tricks.as_strided`)")
 
@@ -696,6 +702,18 @@ _NUMPY_SUBSCRIPT = {
     "BINARY_SUBSCR": ("a NumPy array that is not traced indexed by a traced array (table[idx])",
                       "make the table traced first: np.asarray(table)[idx]"),
 }
+
+
+def _converting_api(frame) -> str | None:
+    """The NumPy API, np.vectorize or np.ma, converting a traced array by itself for the user's
+    code, seen in the frames between (elena_jax's, NumPy's); else None."""
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        if f"{os.sep}numpy{os.sep}ma{os.sep}" in frame.f_code.co_filename:
+            return "np.ma (masked arrays)"
+        if isinstance(frame.f_locals.get("self"), np.vectorize):
+            return "np.vectorize(f)"
+        frame = frame.f_back
+    return None
 
 
 def _numpy_asks_for(frame) -> str | None:
