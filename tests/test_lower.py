@@ -260,7 +260,7 @@ def run_updates(steps):
     return f
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(in_place_updates())
 def test_in_place_updates_match_numpy(program):
     """Whole-storage lowering of in-place updates: shifted, strided, masked, cast operands."""
@@ -404,7 +404,7 @@ FLOAT16_CONVERSIONS = {
 }
 
 
-@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("x64", slow_beyond([False, True], 1))
 @pytest.mark.parametrize("form", FLOAT16_CONVERSIONS)
 def test_derivatives_pass_through_a_float64_to_float16_conversion(form, x64):
     """The rounding to float16 (round to odd through bitcasts and integer ops) carried no derivative:
@@ -929,7 +929,7 @@ def evaluate(tree, env):
 
 
 @gpu_rounding
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(expressions(), st.sampled_from([np.float64, np.float32]), st.booleans())
 def test_random_arithmetic_with_fma_off_is_numpys_bit_for_bit(lowered_for, tree, dt, into_argument):
     rng = np.random.default_rng(9)

@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from marks import rotated
 
 import elena_jax
 from elena_jax.numpy.ufuncs import numpy_folds
@@ -161,14 +162,8 @@ LAYOUTS = {
     "reversed": ((3, 4), lambda a: a[::-1, ::-1]),
 }
 
-UFUNC_CASES = []
-for _u in UFUNCS:
-    for _dt in DTYPES:
-        if _u.__name__ == "ldexp" and _dt not in FLOATS:
-            continue
-        if not _loop_ok(_u, _dt) and not (_u.__name__ == "ldexp"):
-            continue
-        UFUNC_CASES.append(pytest.param(_u, _dt, id=f"{_u.__name__}-{_dt}"))
+UFUNC_CASES = rotated(UFUNCS, DTYPES, valid=lambda u, dt: dt in FLOATS if u.__name__ == "ldexp" else _loop_ok(u, dt),
+                      name=lambda u: u.__name__, dtype_first=False)
 
 
 @pytest.mark.parametrize("u, dt", UFUNC_CASES)
@@ -267,8 +262,7 @@ REDUCE_KW = [{}, {"axis": 1}, {"axis": None}, {"axis": (0, 1), "keepdims": True}
              {"axis": -1, "initial": 5}]
 
 
-@pytest.mark.parametrize("u", REDUCE_UFUNCS, ids=lambda u: u.__name__)
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("u, dt", rotated(REDUCE_UFUNCS, DTYPES, name=lambda u: u.__name__))
 def test_reduce(u, dt):
     if not _loop_ok(u, dt):
         return
@@ -297,8 +291,8 @@ FOLDED = [np.subtract, np.divide, np.floor_divide, np.remainder, np.power, np.ar
           np.gcd, np.copysign, np.equal, np.left_shift]
 
 
-@pytest.mark.parametrize("u", FOLDED, ids=lambda u: u.__name__)
-@pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("u, dt", rotated(FOLDED, ["float64", "float32", "int32", "uint8", "bool"],
+                                          name=lambda u: u.__name__))
 def test_reduce_folds_other_binary_ufuncs_left_to_right(u, dt):
     """``np.subtract.reduce(a)`` is ``a[0] - a[1] - a[2] ...``: NumPy's loop, one axis at a time
     (several only for ufuncs with an identity), from the identity where there is one."""
@@ -321,9 +315,9 @@ def test_reduce_fold_errors_and_empties_are_numpys(f):
     check(f, arr((3, 4), "int32", seed=5))
 
 
-@pytest.mark.parametrize("u", [np.add, np.multiply, np.maximum, np.minimum, np.logical_and, np.logical_or,
-                               np.subtract, np.bitwise_xor, np.fmax, *FOLDED], ids=lambda u: u.__name__)
-@pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("u, dt", rotated([np.add, np.multiply, np.maximum, np.minimum, np.logical_and, np.logical_or,
+                                           np.subtract, np.bitwise_xor, np.fmax, *FOLDED],
+                                          ["float64", "float32", "int32", "uint8", "bool"], name=lambda u: u.__name__))
 def test_accumulate(u, dt):
     if not _loop_ok(u, dt) or not numpy_folds(u, "accumulate", np.dtype(dt), None):
         return
@@ -478,8 +472,7 @@ REDUCTIONS = {
 NO_KEEPDIMS = {"count_nonzero"}
 
 
-@pytest.mark.parametrize("name", REDUCTIONS)
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name, dt", rotated(REDUCTIONS, DTYPES))
 def test_reduction(name, dt):
     f = REDUCTIONS[name]
     kws = [kw for kw in RED_KW.values() if not (name in NO_KEEPDIMS and kw.get("keepdims"))]
@@ -498,8 +491,8 @@ def test_reduction_nan(name):
     check(lambda a: (f(a, axis=1), f(a.T, axis=1)), a)
 
 
-@pytest.mark.parametrize("name", ["sum", "prod", "mean", "std", "var", "cumsum", "cumprod", "nansum"])
-@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name, dt", rotated(["sum", "prod", "mean", "std", "var", "cumsum", "cumprod", "nansum"],
+                                             ["float32", "float64", "int64", "int32", "uint8", "bool"]))
 def test_reduction_dtype_kwarg(name, dt):
     f = getattr(np, name)
     if name == "std" and dt == "bool":  # NB: NumPy's own error: its sqrt cannot write an array of bools
@@ -595,8 +588,7 @@ CREATION = {
 }
 
 
-@pytest.mark.parametrize("name", CREATION)
-@pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name, dt", rotated(CREATION, ["float64", "float32", "int32", "uint8", "bool"]))
 def test_creation(name, dt):
     make = CREATION[name]
     if name in ("arange", "linspace", "logspace") and dt == "bool":
@@ -739,8 +731,7 @@ MANIP = {
 }
 
 
-@pytest.mark.parametrize("name", MANIP)
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name, dt", rotated(MANIP, DTYPES))
 def test_manipulation(name, dt):
     check(MANIP[name], arr((3, 4), dt, seed=1), arr((3, 8), dt, seed=2))
 
@@ -1123,10 +1114,9 @@ def _iadd(a):
     return a
 
 
-@pytest.mark.parametrize("f", [METHODS[n] for n in METHODS], ids=list(METHODS))
-@pytest.mark.parametrize("dt", DTYPES)
-def test_method(f, dt):
-    check(f, arr((3, 4), dt, seed=2))
+@pytest.mark.parametrize("name, dt", rotated(METHODS, DTYPES))
+def test_method(name, dt):
+    check(METHODS[name], arr((3, 4), dt, seed=2))
 
 
 def test_view_same_size_writes_through():

@@ -20,7 +20,7 @@ import jax
 import numpy as np
 import pytest
 import test_numpy_api as numpy_api
-from marks import slow_beyond
+from marks import rotated, slow_beyond
 from test_numpy_api import SPECIAL, arr
 
 import elena_jax
@@ -301,7 +301,7 @@ GRADIENTS = {
 }
 
 
-@pytest.mark.parametrize("name", GRADIENTS)
+@pytest.mark.parametrize("name", slow_beyond(list(GRADIENTS), 12))
 def test_gradient_is_numpys_to_the_bit(name):
     """NumPy's formulas in its order and dtypes (jax.numpy's were an ulp off in 3 of 30 values
     of a uniform spacing, 4 of 8 of coordinates, and refused edge_order=2): bit for bit without
@@ -355,8 +355,7 @@ def test_polyadd_of_matrices_raises_as_numpy():
     assert isinstance(check(lambda a, b: np.polyadd(a, b), arr((2, 2)), arr((3,))), ValueError)
 
 
-@pytest.mark.parametrize("dt", REALS + ["int64", "complex128"])
-@pytest.mark.parametrize("m", [0, 1, 2, 5])
+@pytest.mark.parametrize("m, dt", rotated([0, 1, 2, 5], REALS + ["int64", "complex128"]))
 def test_polyder(dt, m):
     check(lambda p: np.polyder(p, m), arr((4,), dt))
     check(lambda p: np.polyder(p[::-1], m), arr((4,), dt))
@@ -376,9 +375,10 @@ def test_polyder_errors_are_numpys():
     assert isinstance(check(lambda p: np.polyder(p.sum(), 0), arr((3,))), TypeError)
 
 
-@pytest.mark.parametrize("dt", REALS + ["complex64"])
-@pytest.mark.parametrize("m, k", [(0, None), (1, None), (1, 2.5), (2, [1, 2]), (3, 3), (2, [1, 2, 3]), (1, 1 + 1j)])
-def test_polyint(dt, m, k):
+@pytest.mark.parametrize("mk, dt", rotated([(0, None), (1, None), (1, 2.5), (2, [1, 2]), (3, 3), (2, [1, 2, 3]),
+                                             (1, 1 + 1j)], REALS + ["complex64"]))
+def test_polyint(dt, mk):
+    m, k = mk
     check(lambda p: np.polyint(p, m, k), arr((4,), dt))
     check(lambda p: np.polyint(p[::2], m, k), arr((4,), dt))
 
@@ -618,7 +618,7 @@ def test_histogram2d(dt, bins):
     check(lambda p: np.histogram2d(p[::-1, 0], p[::2, 1][:20].repeat(2), bins=bins), p)
 
 
-@pytest.mark.parametrize("dt", REALS)
+@pytest.mark.parametrize("dt", slow_beyond(REALS, 2))
 def test_histogram2d_range_density_weights(dt):
     p = _points(dtype=dt)
     w = np.linspace(0.5, 2, 40).astype("float32")
@@ -629,8 +629,7 @@ def test_histogram2d_range_density_weights(dt):
           p[:, 1], w)
 
 
-@pytest.mark.parametrize("dt", REALS)
-@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("d, dt", rotated([1, 2, 3], REALS))
 def test_histogramdd(dt, d):
     p = _points(d=d, dtype=dt)
     check(lambda p: np.histogramdd(p, bins=3), p)
@@ -728,7 +727,7 @@ _M = np.array([[0.5, -1.25, 2.0, 0.75], [1.5, 0.25, -0.5, 1.0], [-2.0, 1.0, 0.5,
 _SYMMETRIC = _M @ _M.T + np.eye(4)
 
 
-@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("dt", slow_beyond(["float64", "complex128", "float32", "int64"], 2))
 def test_linalg_decompositions_and_their_named_results(dt):
     """svd, eigh and qr: on CPU XLA calls the LAPACK routines NumPy calls (gesdd, syevd, geqrf),
     so the vectors' signs agree too; the results are NumPy's named tuples."""
@@ -962,7 +961,7 @@ def test_sample_frequencies_of_a_traced_spacing(n):
     check(lambda t: np.fft.rfftfreq(-3, t[0]), t)
 
 
-@pytest.mark.parametrize("dt", ["float64", "float32", "float16", "complex128", "int32"])
+@pytest.mark.parametrize("dt", slow_beyond(["float32", "float16", "complex128", "float64", "int32"], 3))
 def test_norms_along_axes_are_numpys_sums(dt):
     """np.linalg.norm along given axes is NumPy's own steps, so its sums are NumPy's bit for bit
     (jax.numpy's: 106 of 1000 rows of 4 an ulp off, fma=False too); also np.linalg.vector_norm."""
@@ -1039,7 +1038,7 @@ def running_scans(x, m, out):
             np.cumulative_sum(x[0], include_initial=True, out=out), np.cumulative_prod(x[:, 0] > 45))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.int32, np.uint16, np.bool_])
+@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.int8, np.int32, np.uint16, np.bool_], 3))
 def test_nan_and_cumulative_scans_are_numpys_running_order(dtype):
     """np.nancumsum/nancumprod (NaNs as 0 and 1) and np.cumulative_sum/cumulative_prod are NumPy's
     accumulate, one term after another (they were jax.numpy's: 13-19 of 40 values off); an
@@ -1053,8 +1052,8 @@ def test_nan_and_cumulative_scans_are_numpys_running_order(dtype):
         elena_jax.functionalize(np.cumulative_sum)(x)
 
 
-@pytest.mark.parametrize("method", ["lower", "higher", "midpoint", "inverted_cdf"])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint8])
+@pytest.mark.parametrize("method, dtype", rotated(["lower", "higher", "midpoint", "inverted_cdf"],
+                                                  [np.float64, np.float32, np.int16, np.uint8]))
 def test_percentile_methods_at_integer_q(method, dtype):
     """jax.numpy's higher and midpoint of an integer q took the next element where (n - 1) * q / 100
     is whole (np.percentile(x, 50, method="higher") of 15 values: x[8], NumPy's x[7]); its
@@ -1097,7 +1096,7 @@ def every_method(x):
 
 
 @pytest.mark.filterwarnings("ignore:All-NaN slice")
-@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.int16, np.uint8], 2))
+@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.int16, np.uint8], 1))
 def test_every_quantile_method_is_numpys(dtype):
     """All 13 of NumPy's methods at a static q (nearest, hazen, weibull, ... were refused; jax.numpy's
     interpolations were ulps off): NumPy's virtual indices, weights and lerp, of NaN-skipping
