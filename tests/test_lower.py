@@ -1043,3 +1043,45 @@ def test_hypot_derivatives():
         gx, gy = jax.grad(lambda x, y: elena_jax.pure(lambda x, y: np.hypot(x, y).sum())(x, y)[0], argnums=(0, 1))(x, y)
     np.testing.assert_allclose(gx, [0.6, 0.0, -1.0, 1 / np.sqrt(10), np.sqrt(0.5)], rtol=1e-12)
     np.testing.assert_allclose(gy, [0.8, 0.0, 0.0, 3 / np.sqrt(10), np.sqrt(0.5)], rtol=1e-12)
+
+
+def _specials_checked(f, *args):
+    """``f`` by elena_jax (both optimize settings) equal to NumPy's bit for bit."""
+    with np.errstate(all="ignore"):
+        want = f(*(np.copy(a) for a in args))
+    for opt in (True, False):
+        got = elena_jax.functionalize(f, optimize=opt)(*(np.copy(a) for a in args))
+        for g, w in zip(*(((r,) if isinstance(r, np.ndarray | np.generic) else r) for r in (got, want))):
+            assert_bit_for_bit(g, w, f"optimize={opt}")
+
+
+@pytest.mark.parametrize("dt", [np.complex128, np.complex64])
+def test_complex_extrema_propagate_nan_as_numpys(dt):
+    """An acceptance campaign's find, session 23: complex maximum/minimum took the non-NaN operand
+    by argument order (np.max of [1+1j, nan+0j, 3-1j, 0+nanj] was 3-1j, NumPy's nan+0j; maximum.
+    accumulate [1+1j, nan, 3-1j, 3-1j], NumPy's [1+1j, nan, nan, nan]), and fmin(0+nanj, 5) was
+    0+nanj where NumPy's fmin ignores a NaN (fmin.accumulate all NaN after one)."""
+    n = np.nan
+    a = np.array([1 + 1j, complex(n, 0), 3 - 1j, complex(0, n), 2 + 5j, 3 - 1j, -0.0 + 0j, complex(n, n)], dt)
+    b = np.array([complex(0, n), 2 + 2j, complex(n, 1), 5 + 0j, complex(n, n), 3 + 0j, 0j, 1 + 0j], dt)
+    grid = np.array([1 + 1j, 3 - 1j, 3 + 2j, -1 + 5j], dt)
+    for ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+        _specials_checked(lambda a, b, u=ufunc: (u(a, b), u(b, a), u.reduce(a), u.reduce(b), u.reduce(grid),
+                                                 u.accumulate(a), u.accumulate(b), u.accumulate(grid)), a, b)
+    m = np.stack([a, b, grid[[0, 1, 2, 3, 0, 1, 2, 3]]])
+    _specials_checked(lambda m: (np.max(m), np.min(m, axis=0), m.max(axis=1), np.nanmax(m, axis=0),
+                                 np.maximum.accumulate(m, axis=1), np.fmin.accumulate(m, axis=0)), m)
+
+
+def test_complex_extrema_derivatives():
+    """The chosen element's derivative, as jax.numpy's maximum (complex extrema are taken, not computed)."""
+    a, b = np.array([1 + 1j, 3 - 1j, 2 + 5j]), np.array([2 + 0j, 1 + 0j, 2 + 4j])
+    with jax.enable_x64(True):
+        def f(a, b):
+            return np.real(np.maximum(a, b) * 2).sum() + np.real(np.max(a * 3))
+
+        got = jax.grad(lambda a, b: elena_jax.pure(f)(a, b)[0], argnums=(0, 1))(a, b)
+        want = jax.grad(lambda a, b: jnp.real(jnp.maximum(a, b) * 2).sum() + jnp.real(jnp.max(a * 3)), argnums=(0, 1))(
+            jnp.asarray(a), jnp.asarray(b))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w)

@@ -186,7 +186,6 @@ def _by_parts(f: Callable) -> Callable:
 UFUNC_IMPL.update({
     "add": _by_parts(lax.add), "subtract": _by_parts(lax.sub),
     "negative": lax.neg, "exp": lax.exp, "log": lax.log, "sqrt": lax.sqrt, "absolute": lax.abs,
-    "maximum": _lax(lax.max), "minimum": _lax(lax.min),
     "less": _lax(lax.lt), "less_equal": _lax(lax.le), "greater": _lax(lax.gt),
     "greater_equal": _lax(lax.ge), "equal": _lax(lax.eq), "not_equal": _lax(lax.ne),
     "clip": lambda x, lo, hi: lax.min(*broadcast_together(lax.max(*broadcast_together(x, lo)), hi)),
@@ -448,6 +447,56 @@ def _compare_complex(name: str, x, y):
     return strict & numbers | (xr == yr) & tie
 
 
+def _nan_parts(x):
+    """Where a complex ``x`` is NaN: NumPy's complex loops take one NaN part as NaN."""
+    return jnp.isnan(lax.real(x)) | jnp.isnan(lax.imag(x))
+
+
+def _extremum(name: str) -> Callable:
+    """NumPy's maximum/minimum/fmax/fmin; of complex numbers by NumPy's order (`_compare_complex`),
+    ``x`` kept where it is the greater (lesser) or equal, and where it is NaN (maximum, minimum:
+    either NaN propagates) or ``y`` is (fmax, fmin: a NaN only where both are). NB: lax's complex
+    max compares otherwise: maximum(3-1j, nan+0j) was 3-1j, NumPy's nan+0j."""
+    real = {"maximum": lax.max, "minimum": lax.min, "fmax": jnp.fmax, "fmin": jnp.fmin}[name]
+    order = "greater_equal" if name in ("maximum", "fmax") else "less_equal"
+
+    def g(x, y):
+        x, y = broadcast_together(x, y)
+        if x.dtype.kind != "c":
+            return real(x, y)
+        keep = _nan_parts(x if name in ("maximum", "minimum") else y) | _compare_complex(order, x, y)
+        return jnp.where(keep, x, y)
+
+    return g
+
+
+UFUNC_IMPL.update({name: _extremum(name) for name in ("maximum", "minimum", "fmax", "fmin")})
+
+
+def _complex_best(x, axis: int, name: str):
+    """Where along ``axis`` NumPy's fold of complex ``x`` by ``name`` (maximum, minimum, fmax, fmin,
+    argmax, argmin) finds its result: the NaNs if any (maximum, minimum, argmax, argmin) or if all are
+    (fmax, fmin), else the greatest (least) real parts with the greatest (least) imaginary part among
+    them; the first of these is the result."""
+    best, worst = (jnp.max, -jnp.inf) if name in ("maximum", "fmax", "argmax") else (jnp.min, jnp.inf)
+    r, i = lax.real(x), lax.imag(x)
+    nan = _nan_parts(x)
+    top = ~nan & (r == best(jnp.where(nan, worst, r), axis=axis, keepdims=True))
+    top &= i == best(jnp.where(top, i, worst), axis=axis, keepdims=True)
+    if name in ("fmax", "fmin"):
+        return jnp.where(top.any(axis=axis, keepdims=True), top, nan)
+    return jnp.where(nan.any(axis=axis, keepdims=True), nan, top)
+
+
+def _complex_extreme(x, name: str, axes: tuple[int, ...], keepdims: bool):
+    """NumPy's maximum/minimum/fmax/fmin reduction of complex ``x`` over ``axes`` (in C order): the
+    element `_complex_best` finds, taken (so with its derivative)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    xs = jnp.transpose(x, (*axes, *kept)).reshape((-1, *(x.shape[i] for i in kept)))
+    r = jnp.take_along_axis(xs, _first("argmax", _complex_best(xs, 0, name), 0, True), axis=0)[0]
+    return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r
+
+
 _COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 # NB: XLA folds float arithmetic across steps where NumPy rounds each one: it reassociates
 # ``(a + 0.1) + 0.7`` into ``a + 0.8``, ``(a * 0.1) * 0.7`` and ``(b / c) / d`` into
@@ -496,6 +545,7 @@ _REDUCERS = {
     "add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max, "minimum": jnp.min,
     "fmax": jnp.nanmax, "fmin": jnp.nanmin, "logical_and": jnp.all, "logical_or": jnp.any,
 }
+_EXTREMA = {"maximum", "minimum", "fmax", "fmin"}
 _IDENTITY = {"add": 0, "multiply": 1, "logical_and": True, "logical_or": False,
              "logical_xor": False, "bitwise_or": 0, "bitwise_xor": 0, "bitwise_and": -1}
 
@@ -519,7 +569,9 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
     fill = _IDENTITY[name] if name in _IDENTITY else initial
     if masked:
         x = jnp.where(ins[1], x, cast(fill, x.dtype))
-    if name in _REDUCERS:
+    if name in _EXTREMA and x.dtype.kind == "c" and x.size:
+        r = _complex_extreme(x, name, axes, keepdims)
+    elif name in _REDUCERS:
         r = _REDUCERS[name](x, axis=axes, keepdims=keepdims)
     elif name == "logical_xor":
         r = jnp.sum(x, axis=axes, keepdims=keepdims) % 2 == 1
@@ -656,6 +708,8 @@ def accumulate(ins, outs, name, axis, dtype):
         r = jnp.moveaxis(running(lax.add if name == "add" else _folded_multiply, jnp.moveaxis(x, axis, 0)), 0, axis)
     elif fn is not None:
         r = fn(x, axis=axis)
+    elif name in _EXTREMA and x.dtype.kind == "c":  # NB: NumPy's order, NaNs as its loop (`_extremum`)
+        r = lax.associative_scan(_extremum(name), x, axis=axis)
     elif name in _ASSOCIATIVE:
         r = lax.associative_scan(_ASSOCIATIVE[name], x, axis=axis)
     else:
@@ -891,12 +945,7 @@ def _complex_argreduce(x, name: str, axis, keepdims: bool):
     first of the greatest (least) real parts with the greatest (least) imaginary part among them."""
     if axis is None:
         x, axis = x.reshape(-1), 0
-    best, worst = (jnp.max, -jnp.inf) if name == "argmax" else (jnp.min, jnp.inf)
-    r, i = lax.real(x), lax.imag(x)
-    nan = jnp.isnan(r) | jnp.isnan(i)
-    top = r == best(r, axis=axis, keepdims=True)
-    top &= i == best(jnp.where(top, i, worst), axis=axis, keepdims=True)
-    return _first("argmax", jnp.where(nan.any(axis=axis, keepdims=True), nan, top), axis, keepdims)
+    return _first("argmax", _complex_best(x, axis, name), axis, keepdims)
 
 
 @rule("sort")
