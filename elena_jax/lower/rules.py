@@ -269,8 +269,25 @@ UFUNC_IMPL.update({"bitwise_and": _through_unsigned(lax.bitwise_and), "bitwise_o
 _LAX_NUMERIC = {"add", "subtract", "multiply", "negative", "absolute", "maximum", "minimum"}
 
 
-def _unsigned_abs(x):
+def _abs(x):
+    if x.dtype.kind == "c":
+        return _complex_abs(x)
     return x if jnp.issubdtype(x.dtype, jnp.unsignedinteger) else lax.abs(x)
+
+
+def _complex_abs(z):
+    """NumPy's complex ``absolute`` (its vectorized loop): ``larger * sqrt(ratio * ratio + 1)``
+    of the parts' magnitudes, the square and sum one fused multiply-add (left to LLVM, which
+    contracts it, as in `_complex_multiply`); inf where a part is, else NaN where a part is. NB:
+    XLA's was NaN at complex(inf, nan) and an ulp off in 30% of random values (|3+3j|
+    4.242640687119285, NumPy's ...286; the C library's hypot is XLA's there: NumPy's loop is not it)."""
+    re, im = lax.abs(lax.real(z)), lax.abs(lax.imag(z))
+    larger, smaller = lax.max(re, im), lax.min(re, im)
+    zero = larger == 0
+    ratio = jnp.where(zero, smaller, smaller / jnp.where(zero, jnp.ones_like(larger), larger))
+    r = lax.sqrt(ratio * ratio + 1) * larger
+    r = jnp.where(jnp.isnan(re) | jnp.isnan(im), jnp.asarray(np.nan, r.dtype), r)
+    return jnp.where((re == np.inf) | (im == np.inf), jnp.asarray(np.inf, r.dtype), r)
 
 
 def _int_reciprocal(x):
@@ -342,7 +359,7 @@ UFUNC_IMPL["left_shift"] = _fusion_root(jnp.left_shift)
 UFUNC_IMPL["right_shift"] = _fusion_root(jnp.right_shift)
 UFUNC_IMPL["power"] = _power
 UFUNC_IMPL["modf"] = _modf
-UFUNC_IMPL["absolute"] = _unsigned_abs
+UFUNC_IMPL["absolute"] = _abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
 
 
