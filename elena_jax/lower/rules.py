@@ -185,7 +185,7 @@ def _by_parts(f: Callable) -> Callable:
 # Loop dtypes are NumPy's, so these lax primitives see operands of one dtype.
 UFUNC_IMPL.update({
     "add": _by_parts(lax.add), "subtract": _by_parts(lax.sub),
-    "negative": lax.neg, "exp": lax.exp, "log": lax.log, "sqrt": lax.sqrt, "absolute": lax.abs,
+    "negative": lax.neg, "exp": lax.exp, "absolute": lax.abs,
     "less": _lax(lax.lt), "less_equal": _lax(lax.le), "greater": _lax(lax.gt),
     "greater_equal": _lax(lax.ge), "equal": _lax(lax.eq), "not_equal": _lax(lax.ne),
     "clip": lambda x, lo, hi: lax.min(*broadcast_together(lax.max(*broadcast_together(x, lo)), hi)),
@@ -290,11 +290,70 @@ def _complex_abs(z):
     return jnp.where((re == np.inf) | (im == np.inf), jnp.asarray(np.inf, r.dtype), r)
 
 
+def _complex_reciprocal(z):
+    """NumPy's complex ``1 / z`` (its loop: Smith's division of 1, each product rounded on its own):
+    XLA's was inf+nanj at 0j (NumPy nan+nanj), 2+0j at 0.5+0j (NumPy 2-0j), 0j at nan-infj (NumPy nan+nanj)."""
+    re, im = lax.real(z), lax.imag(z)
+    by_real = lax.abs(im) <= lax.abs(re)
+    ratio = jnp.where(by_real, im / re, re / im)
+    d = jnp.where(by_real, re + rounded(im * ratio), rounded(re * ratio) + im)
+    one = jnp.ones_like(d)
+    return lax.complex(jnp.where(by_real, one, ratio) / d, -jnp.where(by_real, ratio, one) / d)
+
+
+def _complex_sqrt(z):
+    """XLA's complex square root with C99's (NumPy's) special values: the imaginary part's sign is
+    the operand's (sqrt(1-0j) was 1+0j, NumPy's 1-0j), an infinite imaginary part gives inf with it
+    (sqrt(nan-infj) was NaN, NumPy's inf-infj), -inf+nanj gives nan+infj and inf+nanj itself."""
+    re, im = lax.real(z), lax.imag(z)
+    r = lax.sqrt(z)
+    inf, nan = jnp.asarray(np.inf, re.dtype), jnp.asarray(np.nan, re.dtype)
+    at_minus_inf = re == -inf
+    real = jnp.where(jnp.isinf(im) | (re == inf), inf,
+                     jnp.where(at_minus_inf, jnp.where(jnp.isnan(im), nan, 0), lax.real(r)))
+    imag = jnp.where(jnp.isinf(im), im, jnp.where(at_minus_inf, jnp.where(jnp.isnan(im), inf, jnp.copysign(inf, im)),
+                                                  jnp.copysign(lax.imag(r), im)))
+    return lax.complex(real, imag)
+
+
+def _complex_log(z):
+    """XLA's complex log with C99's (NumPy's) inf+nanj where one part is infinite, the other NaN (XLA's NaN)."""
+    re, im = lax.real(z), lax.imag(z)
+    odd = (jnp.isinf(re) | jnp.isinf(im)) & (jnp.isnan(re) | jnp.isnan(im))
+    return jnp.where(odd, lax.complex(jnp.asarray(np.inf, re.dtype), jnp.asarray(np.nan, re.dtype)), lax.log(z))
+
+
+def _sign(x):
+    """NumPy 2's sign: of floats +0.0 at -0.0 (jax.numpy's -0.0); of complex numbers ``z / |z|`` by
+    the C library's hypot (NumPy's npy_csign), +-1 or +-1j where one part is infinite (the other not)
+    and 0 at zero (jax.numpy's was NaN at infinite parts, -0.0 parts at signed zeros). Its derivative
+    is jax.numpy's, none."""
+    if x.dtype.kind == "f":
+        return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))
+    if x.dtype.kind != "c":
+        return jnp.sign(x)
+    re, im = lax.stop_gradient(lax.real(x)), lax.stop_gradient(lax.imag(x))
+    h = _hypot(re, im)
+    usable = jnp.isfinite(h) & (h != 0)
+    safe = jnp.where(usable, h, jnp.ones_like(h))
+    nan, zero = jnp.full_like(h, np.nan), jnp.zeros_like(h)
+    big_re, big_im = jnp.isinf(re), jnp.isinf(im)
+    real = jnp.select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [re / safe, zero, jnp.sign(re), zero], nan)
+    imag = jnp.select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [im / safe, zero, zero, jnp.sign(im)], nan)
+    return lax.complex(real, imag)
+
+
+def _by_kind(complex_f: Callable, f: Callable) -> Callable:
+    return lambda x: complex_f(x) if x.dtype.kind == "c" else f(x)
+
+
 def _int_reciprocal(x):
     """NumPy's integer ``1 / x``: 1 and -1 are their own reciprocal, other values give 0.
 
     NB: NumPy computes ``1.0 / x`` and converts: for 0 that is inf converted, the minimum
     value for 32- and 64-bit signed types and 0 otherwise (what x86 conversion gives)."""
+    if x.dtype.kind == "c":
+        return _complex_reciprocal(x)
     if not jnp.issubdtype(x.dtype, jnp.integer) and x.dtype != bool:
         return jnp.reciprocal(x)
     info = jnp.iinfo(x.dtype) if x.dtype != bool else None
@@ -361,6 +420,9 @@ UFUNC_IMPL["power"] = _power
 UFUNC_IMPL["modf"] = _modf
 UFUNC_IMPL["absolute"] = _abs
 UFUNC_IMPL["reciprocal"] = _int_reciprocal
+UFUNC_IMPL["sign"] = _sign
+UFUNC_IMPL["sqrt"] = _by_kind(_complex_sqrt, lax.sqrt)
+UFUNC_IMPL["log"] = _by_kind(_complex_log, lax.log)
 
 
 def _by_ratio(numerator, denominator):
