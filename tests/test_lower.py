@@ -1144,3 +1144,26 @@ def test_complex_reciprocal_sqrt_log_sign_derivatives():
             got = jax.grad(lambda z, f=f: jnp.real(elena_jax.pure(lambda z: (f(z) * (2 + 1j)).sum())(z)[0]))(z)
             want = jax.grad(lambda z, jf=jf: jnp.real((jf(z) * (2 + 1j)).sum()))(jnp.asarray(z))
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
+def test_logaddexp_of_equal_operands_and_spacing_at_zero_are_numpys(dt):
+    """An acceptance campaign's find, session 23: NumPy's logaddexp2(x, x) is x + 1 and logaddexp(x, x)
+    x + log(2) exactly (jax.numpy's logaddexp2(-1.0, -1.0) was -4.8e-17, 376 of 5000 float64 off);
+    np.spacing(-0.0) was negative (NumPy's +smallest subnormal), float16 spacing(inf) inf (NumPy NaN)."""
+    rng = np.random.default_rng(5)
+    with np.errstate(over="ignore"):
+        x = np.concatenate([[-1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 3.5], rng.normal(size=500) * 10]).astype(dt)
+    _specials_checked(lambda x, y: (np.logaddexp2(x, y), np.logaddexp(x, y), np.logaddexp2(x, np.inf),
+                                    np.spacing(x)), x, x.copy())
+
+
+def test_logaddexp_derivatives():
+    """jax.numpy's, at equal operands too (half to each)."""
+    x, y = np.array([-1.0, 0.5, 3.0, 2.0]), np.array([-1.0, 2.0, -4.0, 2.0])
+    with jax.enable_x64(True):
+        for f, jf in ((np.logaddexp, jnp.logaddexp), (np.logaddexp2, jnp.logaddexp2)):
+            got = jax.grad(lambda x, y, f=f: elena_jax.pure(lambda x, y: (f(x, y) * x).sum())(x, y)[0], (0, 1))(x, y)
+            want = jax.grad(lambda x, y, jf=jf: (jf(x, y) * x).sum(), (0, 1))(x, y)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-14)
