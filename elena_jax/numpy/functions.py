@@ -547,10 +547,14 @@ def fix(x, out=None):
 def round_(a, decimals=0, out=None):
     """As NumPy's ``PyArray_Round``: ``rint(a * 10**d) / 10**d`` (``rint(a / 10**-d) * 10**-d``
     for negative ``d``), with the factor a Python float; integers with ``d >= 0`` are copied,
-    with ``d < 0`` computed in float64 and cast back. Half-way cases round to even."""
+    with ``d < 0`` computed in float64 and cast back; complex numbers part by part. Half-way cases
+    round to even."""
     a = _arr(a)
     dtype = _numpy_dtypes(np.round, (a, decimals), {})[0]  # NumPy's own errors and dtype
-    if decimals == 0 and a.dtype.kind not in "iu":
+    if a.dtype.kind == "c":  # NB: NumPy rounds each part as a float (its complex product was an ulp off)
+        r = np.empty_like(a)
+        r.real, r.imag = round_(a.real, decimals), round_(a.imag, decimals)
+    elif decimals == 0 and a.dtype.kind not in "iu":
         r = np.rint(a)
     elif a.dtype.kind in "iu" and decimals >= 0:
         r = np.copy(a)
