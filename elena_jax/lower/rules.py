@@ -751,7 +751,9 @@ def _product(xs, initial, order: str, pieces: tuple, stored):
         return in_pieces(xs, start, _folded_multiply, *pieces, stored)
     if xs.dtype == np.float16:
         return sequential(xs, start, lambda t, v: _multiply(t.astype(np.float32), v.astype(np.float32)).astype(t.dtype))
-    return sequential(xs, start, _multiply)
+    # NB: of complex numbers NumPy's elementwise product in every mode (with fma=True XLA's product
+    # was NumPy's in 44 of 200 columns' a.prod(axis=0))
+    return sequential(xs, start, _complex_multiply if xs.dtype.kind == "c" else _multiply)
 
 
 def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial, wide: bool = False):
