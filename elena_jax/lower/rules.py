@@ -24,7 +24,16 @@ from jax import lax
 from . import memory
 from .lazy import Lazy
 from .memory import cast
-from .opaque import apart_on_cpu, broadcast_together, computed_once, opaque_one, rounded, unfolded, unfolded_whole
+from .opaque import (
+    apart_on_cpu,
+    broadcast_together,
+    computed_once,
+    opaque_one,
+    rounded,
+    unfolded,
+    unfolded_whole,
+    unknown_zero,
+)
 from .summation import in_pieces, pairwise_sum, prefix_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
@@ -378,6 +387,8 @@ def _power(x, y):
     x, y = broadcast_together(x, y)
     if x.dtype.kind == "f" and _PRODUCTS_ROUNDED.get():
         return rounded(jnp.power(x, y))  # NB: XLA makes x ** 2 a product
+    if x.dtype.kind == "c":
+        return _complex_power(x, y)
     if x.dtype.kind not in "iu":
         return jnp.power(x, y)
 
@@ -387,6 +398,44 @@ def _power(x, y):
 
     one = jnp.ones_like(x)
     return lax.fori_loop(0, y.dtype.itemsize * 8, square_and_multiply, (one, x, y))[0]
+
+
+@jax.custom_jvp
+def _complex_power(x, y):
+    """NumPy's complex power (its nc_pow): 1 at a zero exponent; at a zero base 0 where the
+    exponent's real part is positive, else NaN; an integer exponent below 100 in magnitude by
+    repeated products (``a``, ``a * a``, ``a * (a * a)``, else squaring and multiplying from 1;
+    of a negative one the reciprocal, by Smith's division), each product NumPy's plain one
+    (`_folded_multiply`); other exponents XLA's power. NB: XLA's 0j ** (1+1j) was nan+nanj
+    (NumPy 0j), (-2+0j) ** 3 -8+2.9e-15j (NumPy -8+0j). The derivative is jax.numpy's."""
+    yr, yi = lax.real(y), lax.imag(y)
+    whole = (yi == 0) & (lax.abs(yr) < 100) & (yr == jnp.round(yr))
+    n = jnp.where(whole, yr, 0).astype(np.int32)
+    m, square, acc = lax.abs(n), x, jnp.ones_like(x)
+    for bit in range(7):  # NB: |n| < 128
+        acc = jnp.where(m & (1 << bit) != 0, _folded_multiply(acc, square), acc)
+        square = _folded_multiply(square, square)
+    x2 = _folded_multiply(x, x)
+    r = jnp.select([n == 1, n == 2, n == 3, n < 0], [x, x2, _folded_multiply(x, x2), _one_over(acc)], acc)
+    r = jnp.where(whole, r, jnp.power(x, y))
+    zero = jnp.where(yr > 0, jnp.zeros_like(x), jnp.full_like(x, complex(np.nan, np.nan)))
+    r = jnp.where((lax.real(x) == 0) & (lax.imag(x) == 0), zero, r)
+    return jnp.where((yr == 0) & (yi == 0), jnp.ones_like(x), r)
+
+
+_complex_power.defjvp(lambda primals, tangents: (_complex_power(*primals), jax.jvp(jnp.power, primals, tangents)[1]))
+
+
+def _one_over(b):
+    """``1 / b`` as NumPy's complex division of 1 (npymath's: Smith's, the scale ``1 / d`` first)."""
+    br, bi = lax.real(b), lax.imag(b)
+    by_real = lax.abs(br) >= lax.abs(bi)
+    ratio = jnp.where(by_real, bi / br, br / bi)
+    scale = 1 / jnp.where(by_real, br + rounded(bi * ratio), bi + rounded(br * ratio))
+    zero = lax.abs(unknown_zero(br.dtype))  # NB: +0.0, which XLA cannot fold (ratio + 0.0 is +0.0 at -0.0)
+    re = jnp.where(by_real, rounded(1 + rounded(zero * ratio)) * scale, rounded(ratio + zero) * scale)
+    im = jnp.where(by_real, rounded(zero - ratio) * scale, rounded(rounded(zero * ratio) - 1) * scale)
+    return lax.complex(re, im)
 
 
 @jax.custom_jvp
