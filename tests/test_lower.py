@@ -1205,3 +1205,15 @@ def test_complex_power_derivatives():
         want = jax.grad(lambda z, p: jnp.real((z ** p).sum()), (0, 1))(jnp.asarray(z), jnp.asarray(p))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64])
+def test_gcd_and_lcm_of_the_minimum_finish_with_numpys_values(dtype):
+    """An acceptance campaign's find (session 23, campaign G): np.gcd([12, -2**63], [18, 6])
+    never finished (jnp.gcd's Euclid loop on abs(-2**63), negative); NumPy's works on the
+    unsigned absolute values, so gcd(-128, 0) of int8 is -128 and lcm wraps."""
+    m = np.iinfo(dtype).min
+    s = -1 if m else 1
+    a = np.array([m, m, m, 0, m, 12, m, 6 * s, m, 3, 3 * s, 0, 200 % 127], dtype)
+    b = np.array([0, m, 6, m, 1, 18, 4 * s, m, 3, 64, 64 * s, 0, 100], dtype)
+    check_against_numpy(lambda a, b: (np.gcd(a, b), np.lcm(a, b), np.gcd.reduce(a)), a, b, rtol=0, atol=0)

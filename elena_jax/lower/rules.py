@@ -356,6 +356,45 @@ def _by_kind(complex_f: Callable, f: Callable) -> Callable:
     return lambda x: complex_f(x) if x.dtype.kind == "c" else f(x)
 
 
+def _as_unsigned_abs(x):
+    """|x| as the unsigned integer of x's width: the minimum's is 2**(bits - 1) (its lax.abs wraps)."""
+    if x.dtype.kind != "i":
+        return x
+    return lax.bitcast_convert_type(lax.abs(x), np.dtype(f"u{x.dtype.itemsize}"))
+
+
+def _euclid(x, y):
+    """gcd of unsigned integers by Euclid's algorithm, every element until its remainder is 0."""
+
+    def step(state):
+        a, b = state
+        nonzero = b != 0
+        return jnp.where(nonzero, b, a), jnp.where(nonzero, lax.rem(a, jnp.where(nonzero, b, 1)), b)
+
+    return lax.while_loop(lambda state: jnp.any(state[1] != 0), step, (x, y))[0]
+
+
+def _gcd(x, y):
+    """NumPy's gcd: Euclid's on the unsigned absolute values, converted back (npy_gcd), so the
+    minimum's is itself (gcd(-128, 0) of int8 is -128). NB: jnp.gcd loops on abs(x), the minimum
+    negative there, and its remainders never reach 0: np.gcd([12, -2**63], [18, 6]) never finished."""
+    x, y = broadcast_together(x, y)
+    return _euclid(_as_unsigned_abs(x), _as_unsigned_abs(y)).astype(x.dtype)
+
+
+def _lcm(x, y):
+    """NumPy's lcm: ``|x| / gcd * |y|`` on the unsigned absolute values, wrapping, converted back
+    (npy_lcm; 0 where the gcd is 0)."""
+    x, y = broadcast_together(x, y)
+    ux, uy = _as_unsigned_abs(x), _as_unsigned_abs(y)
+    g = _euclid(ux, uy)
+    zero = g == 0
+    return jnp.where(zero, 0, lax.div(ux, jnp.where(zero, 1, g)) * uy).astype(x.dtype)
+
+
+UFUNC_IMPL.update({"gcd": _gcd, "lcm": _lcm})
+
+
 def _int_reciprocal(x):
     """NumPy's integer ``1 / x``: 1 and -1 are their own reciprocal, other values give 0.
 
