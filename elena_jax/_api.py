@@ -100,7 +100,7 @@ def _weak_jax_scalar(x: Any) -> bool:
 
 
 def _is_array(x: Any) -> bool:
-    return isinstance(x, (np.ndarray, np.generic, jax.Array)) or isinstance(x, jax.core.Tracer)
+    return isinstance(x, (np.ndarray, jax.Array)) or isinstance(x, jax.core.Tracer)
 
 
 class Functionalized:
@@ -181,9 +181,10 @@ class Functionalized:
 
     def _traced(self, leaf) -> bool:
         """Whether a leaf of the (marked) arguments is traced: an array, or with ``trace_scalars``
-        a Python number (not a bool)."""
+        a Python or NumPy number (not a bool). NB: a NumPy scalar is a number, static as a Python
+        one (np.tile(a, np.int64(2)) and axis=np.int64(1) were refused traced), keeping its dtype."""
         return not isinstance(leaf, _Static) and (_is_array(leaf) or self.options.trace_scalars and isinstance(
-            leaf, _SCALARS) and not isinstance(leaf, bool))
+            leaf, (*_SCALARS, np.number)) and not isinstance(leaf, bool))
 
     def _paths(self, args, kwargs) -> list[str]:
         """A readable name for each traced leaf (for errors, warnings, explain)."""

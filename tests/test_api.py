@@ -779,3 +779,22 @@ def test_numpy_arrays_given_to_array_methods_are_borrowed_too():
         dot, clipped = g(x)
     assert float(dot) == 30.0
     np.testing.assert_array_equal(clipped, np.full(3, 10.0))
+
+
+def test_numpy_scalar_arguments_are_static_numbers_of_their_dtype():
+    """An acceptance campaign's find (session 23, campaign G): a NumPy scalar argument was traced
+    as a 0-d array, so np.tile(a, np.int64(2)) was refused with JAX's own message and axis=,
+    np.linspace's num, reshape's shape and np.round's decimals of one raised ConcretizationError.
+    Now static as a Python number (traced with trace_scalars), keeping its NumPy dtype."""
+    a = np.arange(20.0).reshape(5, 4)
+    x32 = np.arange(4, dtype=np.float32)
+    uses = [lambda a, r: np.tile(a, r), lambda a, r: np.sum(a, axis=r - 1), lambda a, r: np.linspace(0, 1, r),
+            lambda a, r: a.reshape((r + 3, np.int64(4))), lambda a, r: np.round(a / 3, r),
+            lambda a, r: np.tile(a, np.int64(a.shape[0] // 2)) * np.float32(0.5) + r]
+    for use in uses:
+        check_against_numpy(use, a, np.int64(2), rtol=0, atol=0)
+    for scalar in np.float64(0.1), np.int8(100), np.float32(0.1), np.uint16(7):
+        for trace in False, True:
+            got = elena_jax.functionalize(lambda x, s: (x * s, x.astype(np.int8) + s), trace_scalars=trace)(x32, scalar)
+            for g, w in zip(got, (x32 * scalar, x32.astype(np.int8) + scalar)):
+                assert_same(g, w, rtol=0, atol=0)
