@@ -99,6 +99,16 @@ def _weak_jax_scalar(x: Any) -> bool:
     return not np.shape(x) and bool(getattr(getattr(x, "aval", None), "weak_type", False))
 
 
+def _zero_signs(value: Any) -> tuple[bool, ...]:
+    """The signs of a static number's parts, which its == does not tell apart (0.0 == -0.0):
+    part of its cache key, else f(a, -0.0) after f(a, 0.0) reused the program made for 0.0."""
+    if isinstance(value, (float, np.floating)):
+        return (bool(np.signbit(value)),)
+    if isinstance(value, (complex, np.complexfloating)):
+        return bool(np.signbit(value.real)), bool(np.signbit(value.imag))
+    return ()
+
+
 def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, jax.Array)) or isinstance(x, jax.core.Tracer)
 
@@ -165,7 +175,7 @@ class Functionalized:
                     raise located(TypeError, f"{what} of type {type(value).__name__} "
                                   "is neither an array nor hashable; make it an array or a static argument "
                                   "(a tuple, number or string)") from None
-                key.append(("static", static_type, value))
+                key.append(("static", static_type, value, _zero_signs(value)))
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories

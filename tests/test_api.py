@@ -798,3 +798,16 @@ def test_numpy_scalar_arguments_are_static_numbers_of_their_dtype():
             got = elena_jax.functionalize(lambda x, s: (x * s, x.astype(np.int8) + s), trace_scalars=trace)(x32, scalar)
             for g, w in zip(got, (x32 * scalar, x32.astype(np.int8) + scalar)):
                 assert_same(g, w, rtol=0, atol=0)
+
+
+def test_a_static_negative_zero_is_not_the_cached_zero():
+    """Found beside session 23's NumPy scalar arguments (campaign G): the cache key compared static
+    numbers with ==, so f(a, -0.0) after f(a, 0.0) reused the program made for 0.0 ([0., 0.] where
+    NumPy's is [-0., -0.]), for Python floats and now NumPy scalars alike."""
+    f = elena_jax.functionalize(lambda x, s: x * s)
+    a = np.ones(2)
+    for zero in 0.0, np.float64(0.0), np.float32(0.0):
+        for s in zero, -zero:
+            got = f(a, s)
+            assert_same(got, a * s, rtol=0, atol=0)
+            assert (np.signbit(got) == np.signbit(a * s)).all()  # NB: assert_same takes -0.0 for 0.0
