@@ -1298,3 +1298,21 @@ def test_choose_checks_its_choice_array_as_numpy_does():
                                       np.choose(i - 5, [a[:2], a[2:4]], mode="clip"),
                                       np.choose(i // 9, [a[:2], a[2:4]]), np.choose([1, 0], [a[:2], a[2:4]])),
                         a, i, rtol=0, atol=0)
+
+
+def test_bincount_of_an_array_made_from_constants():
+    """An acceptance campaign's find (session 23, campaign G): np.bincount(np.arange(10) % 3) and
+    np.bincount(t[:-1] * 4 + t[1:], minlength=16) of a constant t were refused while np.nonzero
+    and np.unique of the same arrays work; the length is NumPy's, from the value known at trace time."""
+    def counts(w):
+        t = np.array([1, 2, 3, 1, 2, 2, 3])
+        return (np.bincount(np.arange(10) % 3), np.bincount(t[:-1] * 4 + t[1:], minlength=16).reshape(4, 4),
+                np.bincount(np.arange(6) // 2, weights=w), np.bincount(np.arange(4) > 1, minlength=1))
+
+    check_against_numpy(counts, np.linspace(0.5, 3.0, 6), rtol=0, atol=0)
+    negative, floats = (lambda: np.bincount(np.arange(4) - 2)), (lambda: np.bincount(np.arange(4.0)))
+    for bad, error in (negative, ValueError), (floats, TypeError):
+        with pytest.raises(error):
+            bad()
+        with pytest.raises(error):
+            elena_jax.functionalize(bad)()

@@ -589,18 +589,22 @@ _bincount = jnp_function(_numpy_bincount, "bincount")
 
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
-    """Of a traced array, NumPy's length is ``max(x.max() + 1, minlength)``: static only where the
+    """Of a traced array, NumPy's length is ``max(x.max() + 1, minlength)``: static where x's
+    value is known at trace time (made inside f from constants, as np.nonzero's) or where the
     dtype bounds the values below ``minlength`` (uint8 pixels with ``minlength=256``)."""
     x = _arr(x)
     if x.dtype.kind not in "biu":  # NB: NumPy takes the integers as intp, before it reads minlength
         check_cast(x.dtype, np.intp, "safe")
     if minlength is None or minlength < 0:
         raise located(ValueError, "'minlength' must not be negative")
+    known = _known(x)
     if x.dtype.kind not in "bu":
         bound = None
     else:
         bound = 2 if x.dtype.kind == "b" else 1 << (8 * x.dtype.itemsize)
-    if bound is None or minlength < bound:
+    if known is not None:  # NB: NumPy's length, and its errors (negative values, floats), at trace time
+        minlength = len(np.bincount(known, minlength=minlength))
+    elif bound is None or minlength < bound:
         raise ConcretizationError(
             "np.bincount's output length is max(x.max() + 1, minlength), which depends on the data; "
             "it is static only for an unsigned or bool array whose dtype bounds its values below "
