@@ -1662,3 +1662,17 @@ def test_round_of_complex_is_by_parts_bit_for_bit(dt):
     for got, w in zip(elena_jax.functionalize(f)(z.copy()), want):
         np.testing.assert_array_equal(np.asarray(got).view(np.asarray(got).real.dtype), w.view(w.real.dtype))
         assert np.asarray(got).dtype == w.dtype
+
+
+@pytest.mark.parametrize("axis", [None, 2, -3])
+def test_method_sort_refuses_a_bad_axis_as_numpy(axis):
+    """An acceptance campaign's find (session 23, campaign G): a.sort(axis=None) raised ValueError
+    "Incompatible types for broadcasting" (NumPy: TypeError, 'NoneType' object cannot be interpreted
+    as an integer); an axis out of range raised ValueError, NumPy's AxisError."""
+    def sort(a):
+        a.sort(axis=axis)
+
+    with pytest.raises((TypeError, np.exceptions.AxisError)) as want:
+        sort(np.ones((2, 3)))
+    with pytest.raises(want.type, match=re.escape(str(want.value))):
+        elena_jax.functionalize(sort)(np.ones((2, 3)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import view as V
 from ..errors import located, locating
 from ..tracer import HOOKS, Tracer
 from ._core import check_dtype_supported, check_sort_kind
@@ -52,9 +53,10 @@ def copy(self, order="C"):
 
 
 def sort(self, axis=-1, kind=None, order=None):
-    """In-place sort, as ``ndarray.sort``."""
+    """In-place sort, as ``ndarray.sort``. NB: its axis is an int (NumPy's TypeError for None; the
+    sort's own broadcast raised ValueError), in range (AxisError)."""
     check_sort_kind(kind)
-    self._trace.write("sort", [self], [self], axis=axis)
+    self._trace.write("sort", [self], [self], axis=V.normalize_axis(axis, self.ndim))
 
 
 def flatten(self, order="C"):
