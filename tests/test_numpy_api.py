@@ -1676,3 +1676,14 @@ def test_method_sort_refuses_a_bad_axis_as_numpy(axis):
         sort(np.ones((2, 3)))
     with pytest.raises(want.type, match=re.escape(str(want.value))):
         elena_jax.functionalize(sort)(np.ones((2, 3)))
+
+
+def test_linspace_of_traced_ends_with_a_zero_step_is_numpys():
+    """Found with session 23's np.pad(mode='linear_ramp') (campaign G): where any step is 0 NumPy
+    computes every point as (i / div) * delta (its gh-5437 branch), elena_jax's was i * step, an
+    ulp off elsewhere in the array (2 of 7 points of each ramp to a padded zero row)."""
+    x = np.random.default_rng(3).standard_normal(50)
+    x[7] = 0.0
+    check_against_numpy(lambda a: (np.linspace(a, 0, 3, endpoint=False), np.linspace(0, a, 7),
+                                   np.linspace(a[:, None], a[:3], 5, axis=1), np.linspace(a[1:4], a[:3], 6)),
+                        x, rtol=0, atol=0)

@@ -1434,9 +1434,13 @@ def traced_linspace(start, stop, num, endpoint=True, retstep=False, dtype=None, 
     i = constant(np.arange(num, dtype=dt).reshape(num, *(1,) * delta.ndim))
     if div > 0:
         step = delta / div
-        y = i * step
+        # NB: where any step is 0 (a subnormal delta / div, or delta 0), NumPy computes every
+        # point as (i / div) * delta (gh-5437), one rounding apart from i * step
+        fractions = np.arange(num, dtype=dt).reshape(i.shape)
+        fractions /= div
+        y = np.where(np.any(step == 0), constant(fractions) * delta, i * step)
         if dt.kind == "f" and num > 1:  # NB: an infinite or NaN step has a NaN product first: kept there
-            ordered = np.where(step < 0, -np.sort(-y, axis=0), np.sort(y, axis=0))
+            ordered = np.where(delta < 0, -np.sort(-y, axis=0), np.sort(y, axis=0))
             y = np.where(np.isfinite(step), ordered, y)
     else:
         step, y = np.nan, i * delta
