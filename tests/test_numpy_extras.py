@@ -1075,8 +1075,8 @@ def test_unsupported_percentile_methods_say_so():
     for method, error, match in (("nearest", elena_jax.UnsupportedError, "method='nearest'.*these are: linear"),
                                  ("hazen", elena_jax.UnsupportedError, "method='hazen'.*traced q"),
                                  ("bogus", ValueError, "'bogus' is not a valid method")):
-        with pytest.raises(error, match=match):
-            elena_jax.functionalize(lambda x, q, m=method: np.percentile(x, q, method=m))(x, np.float64(50))
+        with pytest.raises(error, match=match):  # NB: q a 0-d array, traced (a NumPy scalar is static)
+            elena_jax.functionalize(lambda x, q, m=method: np.percentile(x, q, method=m))(x, np.asarray(50.0))
     with pytest.raises(ValueError, match="'bogus' is not a valid method"):
         np.percentile(x, 50, method="bogus")
 
