@@ -1090,7 +1090,7 @@ def test_quantile_nearest_is_numpys_and_refused_clearly_at_a_traced_q():
 
     check_against_numpy(f, np.arange(6.0), rtol=0, atol=0)
     with pytest.raises(elena_jax.UnsupportedError, match="nearest") as info:
-        elena_jax.functionalize(lambda x, q: np.quantile(x, q, method="nearest"))(np.arange(6.0), np.float64(0.3))
+        elena_jax.functionalize(lambda x, q: np.quantile(x, q, method="nearest"))(np.arange(6.0), np.asarray(0.3))
     assert "test_corpus_extra.py" in str(info.value)
 
 

@@ -1443,7 +1443,7 @@ def test_python_values_of_constants_made_inside():
     acceptance campaign's find, session 21). A write through ``traj[k, ::s]`` stays a view's."""
     check_against_numpy(lagged_differences, np.random.default_rng(0).normal(size=(10, 2)), rtol=0, atol=0)
     with pytest.raises(elena_jax.ConcretizationError, match="slice with traced bounds"):
-        elena_jax.functionalize(lambda t, i: t[i:])(np.ones(4), np.int64(1))
+        elena_jax.functionalize(lambda t, i: t[i:])(np.ones(4), np.asarray(1))  # NB: traced (np.int64(1) is static)
     counts = np.zeros(5)
 
     def count_into_a_numpy_array(x):
