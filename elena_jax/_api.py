@@ -110,7 +110,9 @@ def _zero_signs(value: Any) -> tuple[bool, ...]:
 
 
 def _is_array(x: Any) -> bool:
-    return isinstance(x, (np.ndarray, jax.Array)) or isinstance(x, jax.core.Tracer)
+    """NB: a NumPy float or complex scalar is data (``ref.mean()``), traced as jax.jit traces it; a
+    NumPy integer or bool is a number as Python's (``np.tile(a, n)``, ``axis=n``), static."""
+    return isinstance(x, (np.ndarray, np.inexact, jax.Array)) or isinstance(x, jax.core.Tracer)
 
 
 class Functionalized:
@@ -190,11 +192,11 @@ class Functionalized:
         return args, kwargs
 
     def _traced(self, leaf) -> bool:
-        """Whether a leaf of the (marked) arguments is traced: an array, or with ``trace_scalars``
-        a Python or NumPy number (not a bool). NB: a NumPy scalar is a number, static as a Python
-        one (np.tile(a, np.int64(2)) and axis=np.int64(1) were refused traced), keeping its dtype."""
+        """Whether a leaf of the (marked) arguments is traced: an array or a NumPy float, or with
+        ``trace_scalars`` a Python number or NumPy integer (not a bool). NB: a NumPy integer traced
+        was refused where NumPy needs an int (np.tile(a, np.int64(2)), axis=np.int64(1))."""
         return not isinstance(leaf, _Static) and (_is_array(leaf) or self.options.trace_scalars and isinstance(
-            leaf, (*_SCALARS, np.number)) and not isinstance(leaf, bool))
+            leaf, (*_SCALARS, np.integer)) and not isinstance(leaf, bool))
 
     def _paths(self, args, kwargs) -> list[str]:
         """A readable name for each traced leaf (for errors, warnings, explain)."""

@@ -785,7 +785,8 @@ def test_numpy_scalar_arguments_are_static_numbers_of_their_dtype():
     """An acceptance campaign's find (session 23, campaign G): a NumPy scalar argument was traced
     as a 0-d array, so np.tile(a, np.int64(2)) was refused with JAX's own message and axis=,
     np.linspace's num, reshape's shape and np.round's decimals of one raised ConcretizationError.
-    Now static as a Python number (traced with trace_scalars), keeping its NumPy dtype."""
+    Now a NumPy integer is static as a Python int (traced with trace_scalars), a NumPy float traced
+    (data: one program for every value, as jax.jit's), each keeping its NumPy dtype."""
     a = np.arange(20.0).reshape(5, 4)
     x32 = np.arange(4, dtype=np.float32)
     uses = [lambda a, r: np.tile(a, r), lambda a, r: np.sum(a, axis=r - 1), lambda a, r: np.linspace(0, 1, r),
@@ -811,3 +812,18 @@ def test_a_static_negative_zero_is_not_the_cached_zero():
             got = f(a, s)
             assert_same(got, a * s, rtol=0, atol=0)
             assert (np.signbit(got) == np.signbit(a * s)).all()  # NB: assert_same takes -0.0 for 0.0
+
+def test_numpy_float_arguments_are_traced_once_for_every_value():
+    """A NumPy float is data (a mean computed outside f): one program for every value, as jax.jit's
+    (static, it compiled anew for each value)."""
+    x32 = np.arange(4, dtype=np.float32)
+    traces = []
+
+    def shift(x, s):
+        traces.append(s)
+        return x + s
+
+    g = elena_jax.functionalize(shift)
+    for s in np.float64(0.1), np.float64(0.2), np.float32(0.3):
+        assert_same(g(x32, s), x32 + s, rtol=0, atol=0)
+    assert len(traces) == 2  # NB: float64 and float32: no program per value
