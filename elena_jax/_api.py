@@ -106,6 +106,8 @@ def _zero_signs(value: Any) -> tuple[bool, ...]:
         return (bool(np.signbit(value)),)
     if isinstance(value, (complex, np.complexfloating)):
         return bool(np.signbit(value.real)), bool(np.signbit(value.imag))
+    if isinstance(value, (tuple, list)):  # NB: static_argnums=(1,) of (0.0,) then (-0.0,)
+        return tuple(sign for v in value for sign in _zero_signs(v))
     return ()
 
 

@@ -827,3 +827,12 @@ def test_numpy_float_arguments_are_traced_once_for_every_value():
     for s in np.float64(0.1), np.float64(0.2), np.float32(0.3):
         assert_same(g(x32, s), x32 + s, rtol=0, atol=0)
     assert len(traces) == 2  # NB: float64 and float32: no program per value
+
+
+def test_a_static_negative_zero_inside_a_tuple_is_its_own_program():
+    """static_argnums of (0.0,) then (-0.0,) reused the program made for 0.0 ([0, 0], NumPy's
+    [-0, -0]; the review's find, session 23): the signs of zeros in static tuples are in the key."""
+    g = elena_jax.functionalize(lambda x, s: x * s[0], static_argnums=(1,))
+    x = np.ones(2)
+    assert not np.signbit(g(x, (0.0,))).any()
+    assert np.signbit(g(x, (-0.0,))).all()

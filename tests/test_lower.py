@@ -1137,8 +1137,9 @@ def test_sign_of_negative_zero_is_positive_zero(dt):
 
 
 def test_complex_reciprocal_sqrt_log_sign_derivatives():
-    """jax.numpy's derivatives at ordinary points (sign's none)."""
-    z = np.array([1 + 2j, -0.5 + 0.3j, 3 - 1j])
+    """jax.numpy's derivatives at ordinary points (sign's none), on the axes too: the reciprocal's
+    quotient not taken divided by a zero part, NaN gradients at 2+0j and 3j (the review's find)."""
+    z = np.array([1 + 2j, -0.5 + 0.3j, 3 - 1j, 2 + 0j, 3j])
     with jax.enable_x64(True):
         for f, jf in ((np.reciprocal, jnp.reciprocal), (np.sqrt, jnp.sqrt), (np.log, jnp.log), (np.sign, jnp.sign)):
             got = jax.grad(lambda z, f=f: jnp.real(elena_jax.pure(lambda z: (f(z) * (2 + 1j)).sum())(z)[0]))(z)

@@ -304,7 +304,8 @@ def _complex_reciprocal(z):
     XLA's was inf+nanj at 0j (NumPy nan+nanj), 2+0j at 0.5+0j (NumPy 2-0j), 0j at nan-infj (NumPy nan+nanj)."""
     re, im = lax.real(z), lax.imag(z)
     by_real = lax.abs(im) <= lax.abs(re)
-    ratio = jnp.where(by_real, im / re, re / im)
+    # NB: each quotient's divisor is 1 where it is not taken: a zero there gave NaN gradients (z = 2+0j)
+    ratio = jnp.where(by_real, im / jnp.where(by_real, re, 1), re / jnp.where(by_real, 1, im))
     d = jnp.where(by_real, re + rounded(im * ratio), rounded(re * ratio) + im)
     one = jnp.ones_like(d)
     return lax.complex(jnp.where(by_real, one, ratio) / d, -jnp.where(by_real, ratio, one) / d)
