@@ -517,19 +517,14 @@ def _complex_power(x, y):
     return jnp.where((yr == 0) & (yi == 0), jnp.ones_like(x), r)
 
 
-_complex_power.defjvp(lambda primals, tangents: (_complex_power(*primals), jax.jvp(jnp.power, primals, tangents)[1]))
-
-
 def _one_over(b):
-    """``1 / b`` as NumPy's complex division of 1 (npymath's: Smith's, the scale ``1 / d`` first)."""
-    br, bi = lax.real(b), lax.imag(b)
-    by_real = lax.abs(br) >= lax.abs(bi)
-    ratio = jnp.where(by_real, bi / br, br / bi)
-    scale = 1 / jnp.where(by_real, br + rounded(bi * ratio), bi + rounded(br * ratio))
-    zero = lax.abs(unknown_zero(br.dtype))  # NB: +0.0, which XLA cannot fold (ratio + 0.0 is +0.0 at -0.0)
-    re = jnp.where(by_real, rounded(1 + rounded(zero * ratio)) * scale, rounded(ratio + zero) * scale)
-    im = jnp.where(by_real, rounded(zero - ratio) * scale, rounded(rounded(zero * ratio) - 1) * scale)
-    return lax.complex(re, im)
+    """``1 / b`` as npymath's complex division of 1 (nc_pow's negative powers): `_complex_divide`
+    of 1 + 0j, its zero one XLA cannot fold (``ratio + 0.0`` is +0.0 at -0.0)."""
+    re = lax.real(b)
+    return _complex_divide(lax.complex(jnp.ones_like(re), lax.abs(unknown_zero(re.dtype))), b)
+
+
+_complex_power.defjvp(lambda primals, tangents: (_complex_power(*primals), jax.jvp(jnp.power, primals, tangents)[1]))
 
 
 @jax.custom_jvp
