@@ -1073,6 +1073,19 @@ def test_complex_extrema_propagate_nan_as_numpys(dt):
                                  np.maximum.accumulate(m, axis=1), np.fmin.accumulate(m, axis=0)), m)
 
 
+@pytest.mark.parametrize("dt", [np.complex128, np.complex64])
+def test_complex_nanmax_and_nanmin_are_numpys_fmax_and_fmin_reductions(dt):
+    """A review's find, session 23: np.nanmax/np.nanmin of complex slices that hold only NaNs were
+    jax.numpy's nan+0j where NumPy's (its fmax/fmin reduction) keep the first NaN (0+nanj, nan+nanj);
+    a ``where=`` list was refused."""
+    n = np.nan
+    m = np.array([[complex(0, n), complex(n, n), complex(n, 1)], [1 + 1j, complex(n, 0), 3 - 1j]], dt)
+    with warnings.catch_warnings():  # NB: NumPy's "All-NaN slice encountered" (elena_jax's are not raised)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _specials_checked(lambda m: (np.nanmax(m, axis=1), np.nanmin(m, 1, None, True), np.nanmax(m[:1]),
+                                     np.nanmin(m, axis=0), np.nanmax(m, initial=0j, where=[True, False, True])), m)
+
+
 def test_complex_extrema_derivatives():
     """The chosen element's derivative, as jax.numpy's maximum (complex extrema are taken, not computed)."""
     a, b = np.array([1 + 1j, 3 - 1j, 2 + 5j]), np.array([2 + 0j, 1 + 0j, 2 + 4j])

@@ -10,6 +10,7 @@ a one-element stand-in of each operand, so dtypes are NumPy's.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import warnings
 
@@ -1034,7 +1035,7 @@ GENERIC = [
     "tile", "repeat", "roll", "pad",
     "sort", "argsort", "searchsorted", "isclose", "allclose", "nan_to_num", "diff",
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
-    "ptp", "nanmax", "nanmin", "nanmedian",
+    "ptp", "nanmedian",
     "percentile", "quantile", "count_nonzero",
     "meshgrid", "kron", "convolve", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize",
@@ -1044,6 +1045,26 @@ GENERIC = [
 for _name in GENERIC:
     if hasattr(np, _name):
         implements(getattr(np, _name))(jnp_function(getattr(np, _name)))
+
+
+def _nan_extreme(func, ufunc) -> None:
+    """``np.nanmax``/``np.nanmin`` of a traced array as NumPy computes them: ``np.fmax.reduce`` /
+    ``np.fmin.reduce`` with the arguments given (jax.numpy's was nan+0j at an all-NaN complex
+    slice, NumPy's nan+nanj); of lists and constants, jax.numpy's."""
+    generic = jnp_function(func)
+    signature = inspect.signature(func)
+
+    @implements(func)
+    def impl(*args, **kwargs):
+        given = signature.bind(*args, **kwargs).arguments  # NB: NumPy's dispatcher checked them
+        a = given.pop("a")
+        if not isinstance(a, Tracer):
+            return generic(*args, **kwargs)
+        return ufunc.reduce(a, **{"axis": None, **given})
+
+
+_nan_extreme(np.nanmax, np.fmax)
+_nan_extreme(np.nanmin, np.fmin)
 
 
 _take = jnp_function(np.take)
