@@ -1081,12 +1081,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     indices = indices if isinstance(indices, Tracer) else np.asarray(indices)
     if indices.dtype.kind not in "iub":
         return _take(a, indices, axis=axis, out=out, mode=mode)  # NB: NumPy's casting errors
-    stand_in = np.zeros(indices.shape, np.intp) if isinstance(indices, Tracer) else indices
     a = a if isinstance(a, Tracer) else constant(np.asarray(a))
     check_out_array(out, "output must be an array")
+    # NB: traced indices stand in as zeros, an out= as a writable array of its shape and dtype
+    probe = {"axis": axis, "mode": mode} | ({} if out is None else {"out": np.empty(out.shape, out.dtype)})
     try:
-        np.take(np.broadcast_to(np.empty((), a.dtype), a.shape), stand_in, axis=axis, mode=mode,
-                out=None if out is None else np.empty(out.shape, out.dtype))
+        _run_numpy(np.take, [a, indices], probe, full=True, fill=0)
     except (IndexError, ValueError, TypeError) as e:
         raise located(type(e), str(e)) from None
     if axis is None:
