@@ -92,9 +92,10 @@ def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
     number, a string or None NumPy converts into ``dtype`` itself (``a[0] = "3"`` is 3)."""
     if isinstance(x, Tracer):
         return x
-    if isinstance(x, (int, float, complex)) or np.asarray(x).dtype.kind in "OSUV":
-        return np.asarray(np.array(x, dtype=dtype))
-    return np.asarray(x)
+    if isinstance(x, (int, float, complex)):
+        return np.array(x, dtype=dtype)
+    a = np.asarray(x)
+    return np.array(x, dtype=dtype) if a.dtype.kind in "OSUV" else a
 
 
 def check_cast(source: np.dtype, target: np.dtype, casting: str) -> None:
