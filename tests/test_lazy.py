@@ -120,8 +120,10 @@ def _sliced_ops(f, x) -> int:
 def test_long_rows_read_the_chain_as_computed():
     # NB: each slice of a recipe is traced and compiled; unlimited, the first call of standardize
     # of rows of 4096 took 11 s instead of 2.9 (lazy.MAX_SLICED)
-    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 256))) >= 64  # NB: a difference and a product per slice
-    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 4096))) == 0
+    # NB: a difference and a product per slice, where the rows are many (summation._MANY)
+    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((256, 256))) >= 64
+    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 256))) == 0
+    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((256, 4096))) == 0
     check(CHAINS["row_vector"], data((3, 4096), np.float64, seed=10), fma=False)
 
 

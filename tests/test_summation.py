@@ -428,6 +428,22 @@ def test_a_lone_piece_enters_the_loop_once():
     assert joins and all(len(set(map(id, invars))) == len(invars) for invars in joins)
 
 
+@pytest.mark.parametrize("shape, sliced", [((1808,), False), ((3, 4096), False), ((100, 4096), False),
+                                           ((256, 1000), True), ((10, 1000), False)])
+def test_long_runs_and_small_sums_are_not_sliced_one_by_one(shape, sliced):
+    """An acceptance campaign's find, session 24: a run's leaves sliced one by one compile as one block
+    of straight-line code, in a time growing faster than the run: the first call of a sum of 1,808
+    floats took 5-10 s (354 slices), of rows of 4,096 18-25 s (768). Only runs of at most 8 leaves in
+    sums of 65,536 terms or more are sliced; the rest loop over their leaves (bit for bit the same)."""
+    from elena_jax.lower import summation
+
+    x = data(shape, np.float64, seed=3)
+    jaxpr = jax.make_jaxpr(lambda x: summation.pairwise_sum(x, 0.0))(jnp.asarray(x, np.float32))
+    slices = sum(e.primitive.name == "slice" for e in jaxpr.eqns)
+    assert (slices > 100) == sliced, slices
+    check(lambda a: a.sum(axis=-1), x, what="rows", fma=False)
+
+
 @pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.complex128, np.float16], 1))
 @pytest.mark.parametrize("axis", [0, 1])
 def test_reduceat_sums_as_numpys(dtype, axis):

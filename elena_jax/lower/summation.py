@@ -35,10 +35,19 @@ from .memory import cast
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
-# Leaves up to which a run is summed as the recursion reads, each leaf's rows sliced one by one:
-# a gather costs more, and XLA:CPU computed rows of 256 seen as (rows, 2, 16, 8), whose two leaves
-# were then added, 6x slower when a product fed them (15.8 ms for (x * x).sum(axis=1) of 15625 x 256).
-_FEW = 32
+# A run is summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`), where
+# it has at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all. It runs
+# fastest: XLA:CPU computed rows of 256 seen as (rows, 2, 16, 8), whose two leaves were then
+# added, 6x slower when a product fed them (15.8 ms for (x * x).sum(axis=1) of 15625 x 256), and
+# the loop over leaves (`_looped_lanes`) took 3.8 ms where the recursion took 1.5 (1,000 rows of
+# 1,000). But XLA:CPU compiles the slices as one block of straight-line code, in a time that grows
+# faster than the run: 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096
+# (an acceptance campaign's find, session 24); a small sum compiles fast rather than runs fast.
+# Other irregular runs of up to _LOOPED leaves loop over them, faster than their gather (1,000 rows
+# of 1,808: 6.7-10 ms, 13.7 gathered); longer ones are gathered (rows of 10,000: 7.7 ms, 35 looped).
+_FEW = 8
+_LOOPED = 32
+_MANY = 1 << 16
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
 
 
@@ -54,7 +63,7 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     """
     n = x.shape[-1]
     if isinstance(x, Lazy) and (min(block or n, piece or n) < n or x.dtype.kind != "f" or x.dtype == np.float16
-                                or len(_plan(n).present) > _FEW or (n // _LANES + n % _LANES) * x.ops > MAX_SLICED):
+                                or not _sliced(x.shape) or (n // _LANES + n % _LANES) * x.ops > MAX_SLICED):
         x = x.value  # NB: sliced as the recursion reads a run in one piece, or not at all
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)  # NB: the start in x's own type first, as NumPy's out
@@ -220,9 +229,9 @@ def _pairwise_run(x, parts: int) -> list:
         for i in range(n):
             acc[i % parts] = acc[i % parts] + x[..., i]
         return acc
-    plan = _plan(n)
-    if len(plan.present) <= _FEW:
+    if _sliced(x.shape):
         return _recursion(x, 0, n, parts)
+    plan = _plan(n)
     leaves = _leaves(x, plan, parts)  # (..., parts, leaf) in the order of their starts
     values = None
     for depth in reversed(range(len(plan.leaf))):  # NB: from the deepest, a level at a time
@@ -236,6 +245,11 @@ def _pairwise_run(x, parts: int) -> list:
         else:
             values = own
     return [values[..., p, 0] for p in range(parts)]
+
+
+def _sliced(shape: tuple[int, ...]) -> bool:
+    """Whether runs along the last axis of ``shape`` are summed by `_recursion` (see _FEW, _MANY)."""
+    return len(_plan(shape[-1]).present) <= _FEW and math.prod(shape) >= _MANY
 
 
 def _recursion(x, start: int, n: int, parts: int) -> list:
@@ -277,15 +291,18 @@ def _leaves(x, plan: _Plan, parts: int):
     rows = n // _LANES
     grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
     if plan.regular:
-        steps = [grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)[..., t, :] for t in range(plan.depth_rows)]
+        blocks = grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)
+        lanes = blocks[..., 0, :]
+        for t in range(1, plan.depth_rows):
+            lanes = lanes + blocks[..., t, :]
+    elif len(plan.present) <= _LOOPED:
+        lanes = _looped_lanes(grid, plan)
     else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
         blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
-        steps = [blocks[..., t, :] for t in range(plan.depth_rows)]
-        steps = [s if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], s, jnp.asarray(-0.0, x.dtype))
-                 for t, s in enumerate(steps)]
-    lanes = steps[0]
-    for step in steps[1:]:
-        lanes = lanes + step
+        lanes = blocks[..., 0, :]
+        for t in range(1, plan.depth_rows):
+            step = blocks[..., t, :]
+            lanes = lanes + (step if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], step, -0.0))
     sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
@@ -293,6 +310,33 @@ def _leaves(x, plan: _Plan, parts: int):
             last[i % parts] = last[i % parts] + x[..., i]
         sums = [jnp.concatenate([s[..., :-1], v[..., None]], -1) for s, v in zip(sums, last)]
     return jnp.stack(sums, -2)
+
+
+def _looped_lanes(grid, plan: _Plan):
+    """Every leaf's 8 lanes, ``(..., leaves, 8)``: its rows added in turn, a loop over the leaves
+    (each read from its first row on, its rows past its end taken as -0.0); the leaves whose block
+    would run past the grid's end, unrolled."""
+    rows, depth = grid.shape[-2], plan.depth_rows
+    first, height = plan.rows[:, 0], plan.present.sum(1)
+    inside = int(np.sum(first + depth <= rows))
+    minus_zero = jnp.asarray(-0.0, grid.dtype)
+
+    def leaf(_, item):
+        f, h = item
+        block = lax.dynamic_slice_in_dim(grid, f, depth, axis=-2)
+        lanes = block[..., 0, :]
+        for t in range(1, depth):
+            lanes = lanes + jnp.where(t < h, block[..., t, :], minus_zero)
+        return None, lanes
+
+    looped = lax.scan(leaf, None, (jnp.asarray(first[:inside]), jnp.asarray(height[:inside])))[1]
+    lanes = [jnp.moveaxis(looped, 0, -2)]
+    for f, h in zip(first[inside:], height[inside:]):
+        acc = grid[..., f, :]
+        for t in range(1, h):
+            acc = acc + grid[..., f + t, :]
+        lanes.append(acc[..., None, :])
+    return jnp.concatenate(lanes, -2)
 
 
 class _Plan:
