@@ -587,7 +587,9 @@ def pure(f: Callable, **options) -> Callable:
 
     ``new_args`` is the tuple of the positional arguments' values after ``f``
     ran (as JAX arrays; mutated or not), so ``g`` composes with ``jax.jit``,
-    ``jax.grad`` and ``jax.vmap`` like any JAX function.
+    ``jax.grad`` and ``jax.vmap`` like any JAX function. NB: a jitted function
+    that returns an argument copies it: under ``jax.jit`` return the result and
+    the written arguments you need (or donate them), not all of ``new_args``.
     """
     fz = _functionalized(f, **options)
 
