@@ -1110,7 +1110,9 @@ def test_every_quantile_method_is_numpys(dtype):
             want = every_method(x.copy())
         for got, w in zip(elena_jax.functionalize(every_method, fma=False)(x), want):
             assert_same(got, w, 0, 0)
-    check_against_numpy(every_method, x)
+        check_against_numpy(every_method, x, optimize=(False,))  # NB: the passes on, above
+    else:
+        check_against_numpy(every_method, x)
 
 
 def scans_into_wider_outs(x, o, p, i8, o16):

@@ -114,20 +114,21 @@ def test_a_value_computed_once_keeps_its_bits_but_subnormals(dt):
 
 
 def test_a_value_computed_once_is_not_computed_again_in_each_reader():
-    """Euler steps of a pendulum, 100 of them: XLA:CPU computed each step's state again in every
-    fusion that read it, from the first step on (10,100 additions and 5,050 sines where there are
-    400 and 100), also behind optimization barriers; computed once, each is computed once."""
+    """Euler steps of a pendulum: XLA:CPU computed each step's state again in every fusion that read
+    it, from the first step on (of 100 steps 10,100 additions and 5,050 sines where there are 400
+    and 100; of the 30 here 930 additions), also behind optimization barriers; computed once, each is
+    computed once."""
     def steps(keep, x, v, a):
         xs = []
-        for t in range(100):
+        for t in range(30):
             v = keep(v + 0.02 * (a[t] - jnp.sin(x)))
             x = keep(x + 0.02 * v)
             xs.append(x)
         return jnp.stack(xs)
 
-    args = (np.float64(0.1), np.float64(0.0), np.ones(100))
+    args = (np.float64(0.1), np.float64(0.0), np.ones(30))
     with jax.enable_x64(True):
         adds = {keep: jax.jit(functools.partial(steps, keep)).lower(*args).compile().as_text().count(" add(")
                 for keep in (opaque.computed_once, jax.lax.optimization_barrier, lambda x: x)}
     once, *others = adds.values()
-    assert once <= 400 and all(n > 5000 for n in others)
+    assert once <= 4 * 30 and all(n >= 30 * 31 for n in others)
