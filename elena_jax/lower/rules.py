@@ -1424,5 +1424,5 @@ def select_lanes(ins, outs, lanes):
     for g in dict.fromkeys(lanes):
         if g != lanes[-1]:
             mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
-            x = lax.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
+            x = memory.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
     return [x]
