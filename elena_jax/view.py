@@ -307,22 +307,27 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
       turn (see `_iteration`);
     - ``("sequential", run)`` when a kept axis is innermost: the inner loop is elementwise,
       so each result element adds its terms one after another, in memory order;
-    - None otherwise (zero strides and equal strides, whose places the iterator chooses, and
-      empty arrays).
+    - None otherwise (zero strides, whose places the iterator chooses, and empty arrays).
+
+    Axes of equal strides (overlapping windows, ``sliding_window_view``) keep their C order,
+    the later one inner: the iterator sorts axes by stride, leaving ties as they are.
     """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
-    steps = [abs(v.strides[i]) for i in big]
-    if 0 in steps or len(set(steps)) < len(steps):
+    if 0 in [v.strides[i] for i in big]:
         return None
-    run = tuple(sorted((i for i in big if i in axes), key=lambda i: -abs(v.strides[i])))
-    kept = sorted((i for i in big if i not in axes), key=lambda i: abs(v.strides[i]))
+
+    def depth(i: int) -> tuple[int, int]:  # NB: innermost first
+        return abs(v.strides[i]), -i
+
+    run = tuple(sorted((i for i in big if i in axes), key=depth, reverse=True))
+    kept = sorted((i for i in big if i not in axes), key=depth)
     if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
         return ("pairwise", (), 1, 1) if v.size else None
-    if kept and abs(v.strides[kept[0]]) < abs(v.strides[run[-1]]):
+    if kept and depth(kept[0]) < depth(run[-1]):
         return "sequential", run
     dims = []  # NB: the iterator's axes, innermost first: the reduced ones coalesced, then a kept one
     for i in reversed(run):
-        if kept and abs(v.strides[i]) > abs(v.strides[kept[0]]):
+        if kept and depth(i) > depth(kept[0]):
             break  # NB: reduced axes outside a kept one repeat the blocks within it
         if dims and dims[-1][0] * dims[-1][1] == v.strides[i]:
             dims[-1][0] *= v.shape[i]

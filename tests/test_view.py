@@ -233,6 +233,11 @@ def test_summation_is_the_order_of_numpys_reduction_loop():
     long_rows = V.index(V.contiguous((10, 10000)), (slice(None), slice(1, None)))
     assert V.summation(long_rows, (0, 1)) == ("pairwise", (0, 1), 9999, 9999)
     assert V.summation(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
+    # equal strides (sliding_window_view) keep their C order, the later axis inner: each window a run
+    windows = V.View.make((981, 20), (1, 1))
+    assert V.summation(windows, (1,)) == ("pairwise", (1,), 20, 20)
+    assert V.summation(windows, (0,)) == ("sequential", (0,))
+    assert V.summation(V.transpose(windows), (1,)) == ("pairwise", (1,), 981, 981)  # the windows as rows
     # single terms: NumPy's loop still adds each to the identity (a sum of [-0.0] is 0.0)
     assert V.summation(V.contiguous((4, 1, 6)), (1,)) == ("pairwise", (), 1, 1)
     assert V.summation(V.contiguous((4, 0, 6)), (1,)) is None  # nothing at all
