@@ -5,10 +5,12 @@ view.box) is reshape + strided ``lax.slice`` + transpose + reverse +
 broadcast: no gather. Writing a small Box with unit steps is one
 ``lax.dynamic_update_slice`` of the storage; a Box with steps, or one that
 covers most of the storage, is a ``lax.pad`` (or a broadcast, for lanes) and
-a ``select`` against a constant mask (no scatter); a scalar needs no pad. Only views that are not
-boxes (self-overlapping ``as_strided`` results) fall back to gather and scatter with constant
-indices. ``update_box``, ``align``, ``spread`` and ``select_box`` lay operands over a whole storage
-for the lowering's in-place updates.
+a ``select`` against a constant mask (no scatter); a scalar needs no pad. Views that are not
+boxes (self-overlapping ``as_strided`` and ``sliding_window_view`` results) are read as the boxes
+of their slices along a short axis, stacked (a window's W shifted slices), else gathered; they
+are written by a scatter. Their indices are computed from iotas in the program, never embedded
+as a constant (a million windows of 20 embedded 160 MB of them). ``update_box``, ``align``,
+``spread`` and ``select_box`` lay operands over a whole storage for the lowering's in-place updates.
 
 Invariant: ``read(write(x, v, u), v) == broadcast(u)`` and elements outside
 ``v`` are unchanged, for every View ``v`` of the storage.
@@ -39,7 +41,7 @@ def read(flat, v: V.View, shape: tuple[int, ...]):
         return flat.reshape(v.shape)
     b = _box(flat, v, shape)
     if b is None:
-        return jnp.asarray(flat)[V.flat_indices(v)]
+        return _overlapping(flat, v, shape)
     x = _window(flat, b).reshape(b.dims)
     if b.starts != (0,) * len(b.dims) or b.limits != b.dims or not b.unit_steps:
         x = lax.slice(x, b.starts, b.limits, b.steps)
@@ -61,7 +63,7 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
         return value.reshape(-1)
     b = _box(flat, v, shape)
     if b is None or b.broadcast:
-        return flat.at[V.flat_indices(v).ravel()].set(value.ravel())
+        return flat.at[indices(v, flat.shape[0])].set(value, mode="promise_in_bounds", wrap_negative_indices=False)
     # NB: XLA:CPU (jaxlib 0.10.2) miscompiled an in-place dynamic_update_slice of a buffer
     # reshaped to other dims while a pre-update read of it was pending (tests/test_lower.py has
     # the repro); and for most of the buffer, a dynamic_update_slice whose value reads the old
@@ -70,6 +72,43 @@ def write(flat, v: V.View, shape: tuple[int, ...], value):
         return place(flat, v, shape, given)
     u = _to_box(b, v, value)
     return lax.dynamic_update_slice(flat.reshape(b.dims), u, _starts(b, flat.shape[0])).reshape(-1)
+
+
+# A view without a box is read as the boxes of its slices along an axis of at most this many
+# elements, stacked: sliding_window_view(x, 20) of a million floats as 20 shifted slices, 31 ms
+# for its mean and max, where its gather took 198 ms (a performance campaign's find, session 24).
+_STACKED = 32
+
+
+def _overlapping(flat, v: V.View, shape: tuple[int, ...]):
+    """The elements of ``v``, a view without a box: its slices along the shortest axis whose
+    slices all have one, stacked, else a gather."""
+    n = flat.shape[0]
+    for k in sorted(range(v.ndim), key=lambda k: v.shape[k]):
+        if v.shape[k] > _STACKED:
+            break
+        slices = [_slice(v, k, j) for j in range(v.shape[k])]
+        if all(_box(flat, s, shape) is not None for s in slices):
+            return jnp.stack([read(flat, s, shape) for s in slices], axis=k)
+    return flat.at[indices(v, n)].get(mode="promise_in_bounds", wrap_negative_indices=False)
+
+
+def _slice(v: V.View, axis: int, j: int) -> V.View:
+    """``v`` at element ``j`` of ``axis`` (the axis dropped)."""
+    shape, strides = list(v.shape), list(v.strides)
+    del shape[axis], strides[axis]
+    return V.View.make(shape, strides, v.offset + j * v.strides[axis])
+
+
+def indices(v: V.View, size: int):
+    """The storage index of every element of ``v`` (of a storage of ``size`` elements), in the
+    view's shape: computed from iotas, which XLA fuses into the gather or scatter reading them."""
+    dtype = index_dtype(size)
+    flat = jnp.full(v.shape, v.offset, dtype)
+    for axis, stride in enumerate(v.strides):
+        if stride and v.shape[axis] > 1:
+            flat = flat + iota(v.shape, axis).astype(dtype) * dtype.type(stride)
+    return flat
 
 
 def _starts(b: V.Box, size: int) -> list:
