@@ -418,6 +418,16 @@ def same_elements(a: View, b: View) -> bool:
     return a == b or squeezed(a) == squeezed(b)
 
 
+def lane_view(views: list[View]) -> View | None:
+    """The view W with ``index(W, (..., j)) == views[j]`` for every j, if there is one."""
+    first = views[0]
+    step = views[1].offset - first.offset if len(views) > 1 else 1
+    w = View.make(first.shape + (len(views),), first.strides + (step,), first.offset)
+    if all(same_elements(index(w, (..., j)), v) and v.shape == first.shape for j, v in enumerate(views)):
+        return w
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def squeezed(v: View) -> View:
     """``squeeze(v)``, remembered: the passes compare views by their elements (same_elements)

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import view as V
 from . import memory
 from .lazy import Lazy
 from .memory import cast
@@ -1394,6 +1395,8 @@ def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=
     if stack:
         order = sorted(range(len(views)), key=lambda k: views[k].offset)
         x = jnp.stack([memory.fit_value(ins[k], dtype, views[k].shape) for k in order], axis=-1)
+        if not covering:  # NB: one placement of all lanes: each lane placed on its own was padded apart
+            x = memory.place(jnp.asarray(ins[-1]).reshape(-1), V.lane_view([views[k] for k in order]), shape, x)
     else:
         x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
         put = memory.write if slices else memory.place

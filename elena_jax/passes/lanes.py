@@ -31,7 +31,7 @@ whether those lanes are wide (`wide`).
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import View, index, is_c_contiguous, overlap, reshape, same_elements
+from ..view import View, index, is_c_contiguous, lane_view, overlap, reshape
 from ._rewrite import copy_program
 
 # NB: lanes are short interleaved axes (box coordinates, colour channels, landmark pairs); a
@@ -142,26 +142,24 @@ def _wide_groups(op: Op, period: dict[int, int | None]) -> int | None:
     return g
 
 
-def lane_view(views: list[View]) -> View | None:
-    """The view W with ``index(W, (..., j)) == views[j]`` for every j, if there is one."""
-    first = views[0]
-    step = views[1].offset - first.offset if len(views) > 1 else 1
-    w = View.make(first.shape + (len(views),), first.strides + (step,), first.offset)
-    if all(same_elements(index(w, (..., j)), v) and v.shape == first.shape for j, v in enumerate(views)):
-        return w
-    return None
-
-
-def interleaved(op: Op) -> View | None:
-    """For a covering assemble of the interleaved lanes of its storage (lane axis last, its
-    stride 1, the whole storage C-ordered), the lane view of the storage; else None."""
-    if op.prim != "assemble" or not op.params["covering"]:
+def placed_lanes(op: Op) -> View | None:
+    """For an assemble of the interleaved lanes of a view W (lane axis last, its stride 1), W."""
+    if op.prim != "assemble":
         return None
     views = op.params["views"]
     if not 2 <= len(views) <= LIMIT or any(not isinstance(x, Access) for x in op.ins):
         return None
     w = lane_view(sorted(views, key=lambda v: v.offset))
-    return w if w is not None and w.size == op.outs[0].storage.size and is_c_contiguous(w) else None
+    return w if w is not None and w.strides[-1] == 1 else None
+
+
+def interleaved(op: Op) -> View | None:
+    """For a covering assemble of the interleaved lanes of its storage (lane axis last, its
+    stride 1, the whole storage C-ordered), the lane view of the storage; else None."""
+    w = placed_lanes(op)
+    if w is None or not op.params["covering"]:
+        return None
+    return w if w.size == op.outs[0].storage.size and is_c_contiguous(w) else None
 
 
 def wide(w: View) -> bool:

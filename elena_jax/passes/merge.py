@@ -21,7 +21,7 @@ from collections import Counter
 from ..ir import Access, Op, Program
 from ..view import View, dense, overlap, same_elements
 from ._rewrite import copy_program, reshaped
-from .lanes import interleaved, wide
+from .lanes import interleaved, placed_lanes, wide
 
 
 def _merged(a: Op, b: Op, size: int) -> Op | None:
@@ -82,7 +82,7 @@ def _lowerings(ops: list[Op]) -> list[Op]:
     out = []
     for i, op in enumerate(ops):
         if op.prim == "assemble":
-            lanes = interleaved(op)
+            lanes = interleaved(op) if op.params["covering"] else placed_lanes(op)
             params = {**op.params, "materialize": _read_in_part(ops, i), "slices": _all_expensive(op, writer, uses),
                       "stack": lanes is not None and wide(lanes)}
             op = op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
