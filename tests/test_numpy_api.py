@@ -513,6 +513,20 @@ def test_reduction_where(name):
     check(lambda a, m: (f(a, axis=0, where=m[:3, None], **kw), f(a, where=m, **kw)), arr((3, 4)), m)
 
 
+def test_an_initial_value_is_converted_as_numpy_converts_it():
+    """A review's find, session 24: ``initial=`` was taken as given, so np.max(uint8, initial=-100) and
+    np.nanmax(uint8, initial=300) wrapped (156, 44) where NumPy raises OverflowError; 2.5 is 2 in NumPy."""
+    x, w = np.array([[3, 200], [7, 9]], np.uint8), np.array([[True, False], [False, False]])
+    for f in (lambda v: np.nanmax(v, axis=1, initial=300), lambda v: np.max(v, axis=1, where=w, initial=-100),
+              lambda v: np.fmax.reduce(v, axis=1, where=w, initial=-100), lambda v: np.max(v, initial=np.nan)):
+        assert isinstance(check(f, x), (OverflowError, ValueError))
+    check(lambda v: (np.max(v, axis=1, where=w, initial=2.5), np.nanmin(v, initial=7.9),
+                     np.add.reduce(v, initial=3.5)), x)
+    z = np.array([complex(np.nan, 0.5), 1 + 1j])
+    with pytest.warns(RuntimeWarning, match="All-NaN"):  # NB: NumPy's, of a scalar: nan, not the reduction's nan+0.5j
+        check(lambda v: (np.nanmax(v[0]), np.nanmin(v[1])), z)
+
+
 @pytest.mark.parametrize("name", ["sum", "prod", "mean", "std", "var", "min", "max", "any", "all",
                                   "argmax", "argmin", "cumsum", "cumprod", "nansum", "ptp", "median"])
 def test_reduction_out_view(name):

@@ -1050,7 +1050,7 @@ for _name in GENERIC:
 def _nan_extreme(func, ufunc) -> None:
     """``np.nanmax``/``np.nanmin`` of a traced array as NumPy computes them: ``np.fmax.reduce`` /
     ``np.fmin.reduce`` with the arguments given (jax.numpy's was nan+0j at an all-NaN complex
-    slice, NumPy's nan+nanj); of lists and constants, jax.numpy's."""
+    slice, NumPy's nan+nanj); of lists, constants and scalars, jax.numpy's."""
     generic = jnp_function(func)
     signature = inspect.signature(func)
 
@@ -1058,7 +1058,7 @@ def _nan_extreme(func, ufunc) -> None:
     def impl(*args, **kwargs):
         given = signature.bind(*args, **kwargs).arguments  # NB: NumPy's dispatcher checked them
         a = given.pop("a")
-        if not isinstance(a, Tracer):
+        if not isinstance(a, Tracer) or a.ndim == 0:  # NB: of a scalar NumPy's is not the reduction (nan of nan+0.5j)
             return generic(*args, **kwargs)
         return ufunc.reduce(a, **{"axis": None, **given})
 

@@ -268,6 +268,13 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
                          keepdims, initial, where)
         return in_order(r, [i for i in order if keepdims or i not in axes])
     res_dtype = reduce_dtype(ufunc, a, dtype, out)
+    if initial is not np._NoValue:
+        # NB: NumPy's own conversion of it, and its errors (``initial=300`` of uint8 wrapped to 44):
+        # an empty reduction is its initial value
+        try:
+            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=dtype, initial=initial)
+        except (OverflowError, ValueError, TypeError) as e:
+            raise located(type(e), str(e)) from None
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
     if ufunc.identity is None and initial is np._NoValue and empty and ufunc.__name__ in _IDENTITY_FREE:
         if where is not True:
