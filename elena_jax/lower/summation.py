@@ -277,25 +277,24 @@ def _columns(x, end: int, parts: int) -> list:
     """NumPy's pairwise sum of each row of ``x``, a run of at most 128 elements (one leaf), from
     its columns: its lanes as 8 values, not one array of 8. NB: XLA:CPU fused the slices of an
     array of 8 lanes badly where ``x`` is a stack of slices (`memory.read` of a window view):
-    a rolling mean of 20 over 1e6 floats took 190 ms, 6.3 ms so (rows of 16 to 128: 1.3-2.7 ms,
-    were 2.1-3.3; runs of several leaves were slower so: 1,000 x 1,000 0.5 -> 2.7 ms)."""
+    the mean of a rolling window of 20 over 1e6 floats took 190 ms, 6.3 ms so; rows of 16 to 128
+    1.3-2.7 ms, were 2.1-3.3. (Not for runs of several leaves: rows of 1,000 x 1,000 took 2.7 ms
+    so, 0.5 by `_recursion`.)"""
     column = [x[..., i] for i in range(x.shape[-1])]
     lanes = column[:_LANES]
     for i in range(_LANES, end, _LANES):
         lanes = [lane + c for lane, c in zip(lanes, column[i : i + _LANES])]
-    if parts == 1:
-        sums = [((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))]
-    else:
-        sums = [(lanes[p] + lanes[p + 2]) + (lanes[p + 4] + lanes[p + 6]) for p in range(parts)]
+    sums = _meet(lanes, parts)
     for i in range(end, x.shape[-1]):  # NB: the rest, one by one
         sums[i % parts] = sums[i % parts] + column[i]
     return sums
 
 
 def _meet(lanes, parts: int) -> list:
-    """The 8 lanes' sums as one per part: ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``,
-    or of a complex run, per part: ``(l0 + l2) + (l4 + l6)`` and ``(l1 + l3) + (l5 + l7)``."""
-    ln = [lanes[..., k] for k in range(_LANES)]
+    """The 8 lanes' sums (an array of them along its last axis, or a list) as one per part:
+    ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``, or of a complex run, per part:
+    ``(l0 + l2) + (l4 + l6)`` and ``(l1 + l3) + (l5 + l7)``."""
+    ln = lanes if isinstance(lanes, list) else [lanes[..., k] for k in range(_LANES)]
     if parts == 1:
         return [((ln[0] + ln[1]) + (ln[2] + ln[3])) + ((ln[4] + ln[5]) + (ln[6] + ln[7]))]
     return [(ln[p] + ln[p + 2]) + (ln[p + 4] + ln[p + 6]) for p in range(parts)]
