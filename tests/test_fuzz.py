@@ -38,7 +38,7 @@ from elena_jax.fuzz import (
     render,
 )
 
-PROGRAMS, CHUNKS = 500, 4  # NB: the first chunk in the default run, all with `pytest -m slow`
+PROGRAMS, CHUNKS = 504, 8  # NB: the first chunk in the default run, all with `pytest -m slow`
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
           for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks")}
@@ -52,13 +52,13 @@ def split(style: str, n: int, default: int) -> list:
 
 
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
-STYLED_RANGES = [*split("lanes", 200, 25), *split("stencil", 200, 25), *split("aliased", 80, 10),
-                 *split("dtypes", 100, 25), *split("library", 200, 30), *split("masks", 100, 15)]
+STYLED_RANGES = [*split("lanes", 200, 12), *split("stencil", 200, 12), *split("aliased", 80, 5),
+                 *split("dtypes", 100, 12), *split("library", 200, 15), *split("masks", 100, 8)]
 # vmap and grad of every style; of these only with `pytest -m slow`
 TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})
 VMAPPED = [r for s in TRANSFORMED
-           for r in ([pytest.param(s, 0, 30, marks=SLOW)] if s in TRANSFORMED_SLOW else split(s, 30, 8))]
+           for r in ([pytest.param(s, 0, 30, marks=SLOW)] if s in TRANSFORMED_SLOW else split(s, 30, 4))]
 GRADED = [pytest.param(s, marks=SLOW) if s in TRANSFORMED_SLOW else s for s in TRANSFORMED]
 SAMPLE = settings(max_examples=10, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
