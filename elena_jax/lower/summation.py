@@ -313,15 +313,11 @@ def _leaves(x, plan: _Plan, parts: int):
     n = x.shape[-1]
     rows = n // _LANES
     grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
-    if plan.regular:
-        blocks = grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES)
-        lanes = blocks[..., 0, :]
-        for t in range(1, plan.depth_rows):
-            lanes = lanes + blocks[..., t, :]
-    elif len(plan.present) <= _LOOPED:
+    if not plan.regular and len(plan.present) <= _LOOPED:
         lanes = _looped_lanes(grid, plan)
     else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
-        blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
+        blocks = grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES) if plan.regular else \
+            grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
         lanes = blocks[..., 0, :]
         for t in range(1, plan.depth_rows):
             step = blocks[..., t, :]
