@@ -11,19 +11,49 @@ def slow_beyond(values, keep: int) -> list:
 
 
 def _dtype_name(dt) -> str:
-    return np.dtype(dt).name if isinstance(dt, (str, type, np.dtype)) else dt.__name__
+    try:
+        return np.dtype(dt).name if isinstance(dt, (str, type, np.dtype)) else dt.__name__
+    except (TypeError, AttributeError):  # NB: a variant's name (``"row"``) or value (``True``)
+        return str(dt)
 
 
-def rotated(keys, dtypes, extra: int = 1, valid=lambda key, dt: True, name=str, dtype_first: bool = True) -> list:
+def rotated(keys, dtypes, extra: int = 0, valid=lambda key, dt: True, name=str, dtype_first: bool = True,
+            always_first: bool = False) -> list:
     """The cross product of ``keys`` (functions, names) and ``dtypes`` (or other variants) as ``(key, dtype)``
-    parameters: in the default run each key with its first valid dtype and ``extra`` more, turning through the
-    others from key to key (so every dtype still runs, with some of the keys); the whole product with
-    ``pytest -m slow``."""
-    params = []
+    parameters: in the default run each key with one valid variant -- the first at every other key (at every key
+    with ``always_first``), the others in turn at the keys between, so that every variant still runs with some
+    of the keys -- and ``extra`` more of the others, continuing the turn; the whole product with ``pytest -m slow``."""
+    params, handed = [], 0  # NB: how many of the other variants went to the keys so far
     for i, key in enumerate(keys):
         ds = [dt for dt in dtypes if valid(key, dt)]
-        kept = set(ds[:1]) | {ds[1 + (i + j) % (len(ds) - 1)] for j in range(extra) if len(ds) > 1}
+        others = ds[1:]
+        first = always_first or i % 2 == 0 or not others
+        count = extra + (not first) if others else 0
+        kept = (set(ds[:1]) if first else set()) | {others[(handed + j) % len(others)] for j in range(count)}
+        handed += count
         for dt in ds:
             ident = f"{_dtype_name(dt)}-{name(key)}" if dtype_first else f"{name(key)}-{_dtype_name(dt)}"
             params.append(pytest.param(key, dt, id=ident, marks=() if dt in kept else pytest.mark.slow))
     return params
+
+
+def registrar(corpus: list, default_sizes: tuple):
+    """The ``case(make, sizes=..., xfail=None)`` decorator of a corpus of programs: it registers ``f``
+    with its input maker in ``corpus`` at every size, as ``(f, make, n, optimize)`` parameters: the
+    passes off at the first size, on at the others (each run is one XLA compile). In the default run
+    each program runs at one of its sizes, the first and the second in turn from program to program
+    (so that both run, with some of the programs); every size with ``pytest -m slow``. ``xfail`` names
+    what elena_jax lacks (a strict xfail)."""
+    def case(make, sizes=default_sizes, xfail=None):
+        def register(f):
+            marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+            kept = sizes[len({p.values[0] for p in corpus}) % min(2, len(sizes))]
+            for n in sizes:
+                slow = [] if n == kept else [pytest.mark.slow]
+                corpus.append(pytest.param(f, make, n, (n != sizes[0],), marks=marks + slow,
+                                           id=f"{f.__name__}-{n}"))
+            return f
+
+        return register
+
+    return case

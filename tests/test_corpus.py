@@ -1,4 +1,5 @@
-"""A corpus of realistic NumPy programs, each run by NumPy and by elena_jax at two sizes (passes off, on).
+"""A corpus of realistic NumPy programs, each run by NumPy and by elena_jax at two sizes (passes off, on;
+tests/marks.registrar).
 
 Domains: detection post-processing (anchors, box coders, clipping, flips, IoU),
 image processing (in-place filters, normalization, padding, color conversion),
@@ -11,6 +12,7 @@ marked ``xfail(strict=True)`` with the missing function as the reason.
 
 import numpy as np
 import pytest
+from marks import registrar
 
 from elena_jax.testing import check_against_numpy
 
@@ -18,17 +20,7 @@ SIZES = (3, 11)
 CORPUS = []
 
 
-def case(make, xfail=None):
-    """Register ``f`` with its input maker; ``xfail`` names what elena_jax lacks. The passes are
-    off at the first size and on at the second (each run is one XLA compile: the default run
-    stays short; tests/test_corpus_extra.py does the same)."""
-    def register(f):
-        marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-        for n in SIZES:
-            CORPUS.append(pytest.param(f, make, n, (n != SIZES[0],), marks=marks, id=f"{f.__name__}-{n}"))
-        return f
-
-    return register
+case = registrar(CORPUS, SIZES)
 
 
 def _boxes(n, rng, width=100.0, height=80.0):

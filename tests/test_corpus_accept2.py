@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_corpus_extra import registrar
+from marks import registrar
 
 from elena_jax.testing import check_against_numpy
 

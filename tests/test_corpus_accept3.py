@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from marks import registrar
 from numpy.lib.stride_tricks import sliding_window_view
-from test_corpus_extra import registrar
 
 from elena_jax.testing import check_against_numpy
 

@@ -17,28 +17,13 @@ running many small ops one by one), so the lowered XLA program itself is checked
 
 import numpy as np
 import pytest
+from marks import registrar
 
 import elena_jax
 from elena_jax.testing import check_against_numpy
 
 SIZES = (3, 6)
 CORPUS = []
-
-
-def registrar(corpus: list, default_sizes: tuple):
-    """The ``case(make)`` decorator of a corpus: it registers ``f`` with its input maker in
-    ``corpus``, at every size: the passes off at the first size, on at the second (each run is
-    one XLA compile: the default run stays short)."""
-    def case(make, sizes=default_sizes):
-        def register(f):
-            for n in sizes:
-                optimize = (n != sizes[0],)
-                corpus.append(pytest.param(f, make, n, optimize, id=f"{f.__name__}-{n}"))
-            return f
-
-        return register
-
-    return case
 
 
 case = registrar(CORPUS, SIZES)

@@ -52,8 +52,8 @@ def split(style: str, n: int, default: int) -> list:
 
 
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
-STYLED_RANGES = [*split("lanes", 200, 12), *split("stencil", 200, 12), *split("aliased", 80, 5),
-                 *split("dtypes", 100, 12), *split("library", 200, 15), *split("masks", 100, 8)]
+STYLED_RANGES = [*split("lanes", 200, 8), *split("stencil", 200, 8), *split("aliased", 80, 4),
+                 *split("dtypes", 100, 8), *split("library", 200, 10), *split("masks", 100, 6)]
 # vmap and grad of every style; of these only with `pytest -m slow`
 TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})
@@ -83,7 +83,7 @@ def test_random_styled_programs_match_numpy(style, lo, hi):
     assert_campaign_agrees(STYLED[style], lo, hi)
 
 
-@pytest.mark.parametrize("style,lo,hi", [*split("general", 40, 20), *split("dtypes", 40, 20)])
+@pytest.mark.parametrize("style,lo,hi", [*split("general", 40, 12), *split("dtypes", 40, 12)])
 def test_random_programs_lowered_as_for_a_gpu_match_numpy(style, lo, hi):
     # NB: lower/opaque.py's other-backend hiding keeps the values (that it stops XLA's folding,
     # test_lower.py's tests of NumPy's rounding check, with the lowered_for fixture)
@@ -97,7 +97,7 @@ def test_random_programs_match_numpy_op_by_op(program):
     check(program, jit=False)
 
 
-@SAMPLE
+@settings(SAMPLE, max_examples=5)
 @given(programs(max_steps=8, style="lanes"))
 def test_random_lane_programs_match_numpy_op_by_op(program):
     check(program, jit=False)
@@ -208,12 +208,12 @@ def test_random_programs_match_numpy_under_vmap(style, lo, hi):
 @pytest.mark.parametrize("style", GRADED)
 def test_random_programs_keep_their_gradients_with_passes_on_and_off(style):
     checked = 0
-    for i in range(40):
+    for i in range(24):
         program = program_at(8, i, 10, style)
         if program.error is None and any(x.dtype.kind == "f" for x in program.inputs):
             fuzz.check_grad(program)
             checked += 1
-    assert checked >= 15
+    assert checked >= 9
 
 
 def test_grad_check_reports_a_pass_that_changes_a_derivative(monkeypatch):

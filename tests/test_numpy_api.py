@@ -914,12 +914,14 @@ def test_split_sections_errors_are_numpys(k):
     check(lambda a: np.split(a, k), arr((4,)))
 
 
-@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.gcd, np.hypot, np.maximum])
-@pytest.mark.parametrize("shape, axis", [((4, 30), 1), ((30, 3), 0), ((0, 30), 1), ((30, 0), 0)])
-def test_reduceat_over_every_order_of_indices(ufunc, shape, axis):
+@pytest.mark.parametrize("ufunc, shape_axis", rotated([np.add, np.subtract, np.gcd, np.hypot, np.maximum],
+                                                       [((4, 30), 1), ((30, 3), 0), ((0, 30), 1), ((30, 0), 0)],
+                                                       extra=1, name=lambda u: u.__name__, dtype_first=False))
+def test_reduceat_over_every_order_of_indices(ufunc, shape_axis):
     """Segments of one size are reduced at once (one op per size: 300 segments compiled in 1.6 s,
     5.7 before), placed back in the indices' order; unsorted, repeated and last indices; arrays
     empty along another axis (np.subtract.reduce of one divided by zero while lining it up)."""
+    shape, axis = shape_axis
     a = arr(shape, "int64" if ufunc is np.gcd else "float64")
     for idx in ([0, 3, 4, 10, 11, 29], [7, 2, 2, 29, 0, 15, 3], [29], [3]):
         check(lambda a, idx=idx: ufunc.reduceat(a, idx, axis=axis), a)

@@ -195,11 +195,11 @@ PROGRAMS = [
 ]
 
 
-# NB: every program with all passes and three single passes (turning from program to program) in the default run
+# NB: every program with all passes and one single pass (turning from program to program) in the default run
 @pytest.mark.parametrize("program, p", rotated(PROGRAMS, [optimize, exact_reciprocals, split_lanes, coalesce_writes,
                                                           forward_reads, merge_assembles, eliminate_dead_writes,
                                                           reassociate_chains, materialize_chains],
-                                               extra=3, name=lambda program: program[0].__name__))
+                                               extra=1, always_first=True, name=lambda program: program[0].__name__))
 def test_pass_preserves_results(program, p):
     f, make = program
     args = make(np.random.default_rng(0))
@@ -611,7 +611,7 @@ def test_a_loop_state_compiles_to_no_more_than_the_unoptimized_program():
     assert "materialize_chains" in program.fired
     on, off = (compiled_instructions(cartpole, state, forces, optimize=opt) for opt in (True, False))
     assert on <= 1.2 * off  # NB: 2.4x without materialization
-    check_against_numpy(cartpole, state, forces)
+    check_against_numpy(cartpole, state, forces, optimize=(True,))  # NB: off: test_pass_preserves_results
 
 
 @pytest.mark.parametrize("f,make", PROGRAMS[:-1], ids=lambda x: getattr(x, "__name__", ""))

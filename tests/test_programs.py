@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from marks import rotated
 
 import elena_jax
 from elena_jax.testing import check_against_numpy
@@ -865,9 +866,15 @@ PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("f,args", PROGRAMS, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(PROGRAMS)])
-def test_program_matches_numpy(f, args):
-    check_against_numpy(f, *args)
+NAMED_PROGRAMS = [(f"{f.__name__}-{i}", f, args) for i, (f, args) in enumerate(PROGRAMS)]
+
+
+@pytest.mark.parametrize("program, optimize", rotated(NAMED_PROGRAMS, [True, False], name=lambda program: program[0],
+                                                    dtype_first=False))
+def test_program_matches_numpy(program, optimize):
+    """Each program with the passes on or off (in turn; both with ``pytest -m slow``)."""
+    _, f, args = program
+    check_against_numpy(f, *args, optimize=(optimize,))
 
 
 def test_program_count():
@@ -1363,9 +1370,9 @@ ALIASED = [
 ]
 
 
-@pytest.mark.parametrize("jit", [True, False])
-@pytest.mark.parametrize("f,args", [case[1:] for case in ALIASED], ids=[case[0] for case in ALIASED])
-def test_arguments_that_share_memory(f, args, jit):
+@pytest.mark.parametrize("case, jit", rotated(ALIASED, [True, False], name=lambda case: case[0], dtype_first=False))
+def test_arguments_that_share_memory(case, jit):
+    _, f, args = case
     check_against_numpy(f, *args, jit=jit)
 
 

@@ -51,7 +51,7 @@ def test_a_run_sums_as_numpys(dtype, n):
     check(lambda a: np.add.reduce(a, axis=-1), data((3, n), dtype, 2), what="rows")
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.float16])
+@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.complex128, np.float32, np.float16], 2))
 def test_sums_of_overlapping_windows_are_numpys(dtype):
     """Axes of equal strides (``sliding_window_view``) keep their C order in NumPy's iterator, so
     each window's sum is the pairwise sum of its run: XLA's order was 1 ulp off in 43% of a rolling
@@ -254,7 +254,7 @@ def test_running_sums_and_products_are_numpys(dtype):
 
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice")
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int32])
+@pytest.mark.parametrize("dtype", slow_beyond([np.float16, np.float64, np.float32, np.int32], 2))
 def test_nan_sums_and_means_are_numpys(dtype):
     # NB: NumPy's nansum and nanmean sum a copy with the NaNs replaced by 0 (its _replace_nan)
     a = data((40, 300), np.float64, seed=7) / (1000 if dtype == np.float16 else 1)
