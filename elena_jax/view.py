@@ -521,6 +521,18 @@ def box(v: View, size: int, hints: tuple[int, ...] = ()) -> Box | None:
     return Box(window, dims, starts, limits, steps, kept, perm, flipped, broadcast)
 
 
+def placed(v: View, shape: tuple[int, ...]) -> bool:
+    """Whether lower/memory.write lays a value into ``v`` of a storage of ``shape`` by one select
+    over the whole storage (its ``place``), which XLA fuses into the storage's readers, rather than
+    by an update slice or a scatter of the storage in memory: a box with steps, in dims other than
+    the storage's, or of at least half of the storage (a whole view too)."""
+    size = math.prod(shape)
+    b = box(v, size, contiguous(shape).strides)
+    if b is None or b.broadcast:
+        return False
+    return not (b.unit_steps and b.length == size and b.dims == tuple(shape)) or 2 * v.size >= size
+
+
 def _fit(chain, axes, shape, strides, offset, end, size):
     """Map each view axis onto one axis of a window reshaped by ``chain``."""
     if any(a % b for a, b in zip(chain, chain[1:])):

@@ -12,9 +12,12 @@ is quadratic in the steps (cart-pole, 100 Euler steps: 109,000 HLO lines and
 
 This pass, the pipeline's last, measures each value's depth: the ops on the
 longest path to it from a value in memory. Arguments and materialized values
-are at depth 0; a partial write of a storage puts it in memory (depth 0), as
-the unoptimized program does with every write; an op's results lie one op
-deeper than the deepest value it reads. A value DEPTH ops deep that two or
+are at depth 0; an op's results lie one op deeper than the deepest value it
+reads. A partial write that the lowering does as an update slice (or a
+scatter) puts the storage in memory (depth 0), as the unoptimized program does;
+one it does as a select over the whole storage (view.placed: at least half of
+it, or with steps) continues the chain of the storage's value and the written
+one, as XLA fuses that select into the storage's readers. A value DEPTH ops deep that two or
 more ops (or the caller) read is materialized in place: a ``materialize`` op
 follows its writer, and the lowering computes it through an operation XLA
 does not duplicate (lower/opaque.computed_once).
@@ -27,7 +30,7 @@ unchanged (``materialize`` is the identity).
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import contiguous
+from ..view import contiguous, placed
 from ._rewrite import copy_program, final_reads
 
 #: Deepest a value read twice may lie. The benchmark cases' deepest value is 12 ops deep (standardize's
@@ -35,19 +38,36 @@ from ._rewrite import copy_program, final_reads
 DEPTH = 16
 
 
+def in_memory(a: Access) -> bool:
+    """Whether the write ``a`` leaves its storage in memory: an update slice or a scatter, not a
+    whole value nor a select over the whole storage (see the module's docstring)."""
+    return a.view != contiguous(a.storage.shape) and not placed(a.view, a.storage.shape)
+
+
 def readers(ops: list[Op], finals: list[Access]) -> list[int]:
-    """Per op, how many later ops read the storages it wrote whole, until another op writes them
-    whole; the caller counts as one (``finals``: what it reads after the last op). NB: values
-    written in part lie in memory (depth 0): their readers do not matter."""
+    """Per op, how many later ops read the storages it wrote as values (not `in_memory`), until
+    another op writes them; the caller counts as one (``finals``: what it reads after the last
+    op). NB: values in memory (depth 0) are never materialized: their readers do not matter."""
     count = [0] * len(ops)
-    writer: dict[int, int] = {}  # storage id -> the op that last wrote it whole
+    writer: dict[int, int] = {}  # storage id -> the op that last wrote it as a value
     for j, op in enumerate(ops):
         for i in {writer[a.storage.id] for a in op.reads() if a.storage.id in writer}:
             count[i] += 1
-        writer.update((a.storage.id, j) for a in op.outs if a.view == contiguous(a.storage.shape))
+        for a in op.outs:
+            if in_memory(a):
+                writer.pop(a.storage.id, None)
+            else:
+                writer[a.storage.id] = j
     for i in {writer[a.storage.id] for a in finals if a.storage.id in writer}:
         count[i] += 1
     return count
+
+
+def written_depth(a: Access, d: int, depth: dict[int, int]) -> int:
+    """The depth of ``a``'s storage after an op ``d`` deep writes ``a`` (``depth``: before)."""
+    if a.view == contiguous(a.storage.shape):
+        return d
+    return 0 if in_memory(a) else max(d, depth.get(a.storage.id, 0))
 
 
 def materialize_chains(program: Program) -> Program:
@@ -59,8 +79,7 @@ def materialize_chains(program: Program) -> Program:
         d = 0 if op.prim == "arg" else 1 + max((depth.get(a.storage.id, 0) for a in op.reads()), default=0)
         out.append(op)
         for a in op.outs:
-            # NB: a partial write is an update of the storage in memory (see the module's docstring)
-            depth[a.storage.id] = d if a.view == contiguous(a.storage.shape) else 0
+            depth[a.storage.id] = written_depth(a, d, depth)
             if depth[a.storage.id] >= DEPTH and shared[j]:
                 whole = Access.whole(a.storage)
                 out.append(Op("materialize", (whole,), (whole,), {}, op.where))
