@@ -10,6 +10,12 @@ def slow_beyond(values, keep: int) -> list:
     return [v if i < keep else pytest.param(v, marks=pytest.mark.slow) for i, v in enumerate(values)]
 
 
+def every_other(values, start: int = 0, name=str) -> list:
+    """``values`` as parameters, those at ``start``, ``start + 2``, ... in the default run, the rest
+    marked slow (two tests of one feature can keep the two halves)."""
+    return [pytest.param(v, id=name(v), marks=() if i % 2 == start else pytest.mark.slow) for i, v in enumerate(values)]
+
+
 def _dtype_name(dt) -> str:
     try:
         return np.dtype(dt).name if isinstance(dt, (str, type, np.dtype)) else dt.__name__

@@ -21,7 +21,7 @@ import jax
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from marks import slow_beyond
+from marks import rotated, slow_beyond
 
 from elena_jax import fuzz
 from elena_jax.fuzz import (
@@ -469,10 +469,11 @@ def test_float32_last_bit_differences_are_within_the_programs_tolerance():
         check(pow_then_promote, jit=jit)
 
 
-@pytest.mark.parametrize("program", REGRESSIONS)
-@pytest.mark.parametrize("jit", [True, False])
-def test_regressions(program, jit):
-    check(program, jit=jit)
+@pytest.mark.parametrize("k, jit", rotated(range(len(REGRESSIONS)), [True, False], name=lambda k: f"program{k}",
+                                          dtype_first=False))
+def test_regressions(k, jit):
+    """Each program found by a campaign, compiled or op by op in turn (both with ``pytest -m slow``)."""
+    check(REGRESSIONS[k], jit=jit)
 
 
 def _exit_on_programs_2_and_3(job):

@@ -326,7 +326,7 @@ def run_updates(steps):
     return f
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(in_place_updates())
 def test_in_place_updates_match_numpy(program):
     """Whole-storage lowering of in-place updates: shifted, strided, masked, cast operands."""
@@ -489,7 +489,7 @@ def test_derivatives_pass_through_a_float64_to_float16_conversion(form, x64):
             "hessian": lambda f: jax.hessian(f, arg)(*args),
         }
         for name, t in transforms.items():
-            got, want = t(g), t(jax_form)
+            got, want = t(g), jax.jit(lambda t=t: t(jax_form))()  # NB: jitted: faster, and not under test
             assert np.any(want != 0), name
             np.testing.assert_allclose(got, want, rtol=1e-3, err_msg=name)
 
@@ -996,7 +996,7 @@ def evaluate(tree, env):
 
 
 @gpu_rounding
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(expressions(), st.sampled_from([np.float64, np.float32]), st.booleans())
 def test_random_arithmetic_with_fma_off_is_numpys_bit_for_bit(lowered_for, tree, dt, into_argument):
     rng = np.random.default_rng(9)

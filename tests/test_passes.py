@@ -43,9 +43,11 @@ def unvectorized(program):
 
 
 def run(program, *args):
+    """The program's results and final arguments, compiled (one compile, where op by op compiled each
+    op) with every float product rounded on its own (fma=False), so that programs compare bit for bit."""
     with jax.enable_x64(True):
-        lowered = lower(program)
-        outs, finals = lowered(*args)
+        lowered = lower(program, fma=False)
+        outs, finals = jax.jit(lowered)(*args)
     outs = [finals[lowered.aliases[k]] if o is None else o for k, o in enumerate(outs)]  # NB: see lower
     return [np.asarray(o) for o in outs] + [np.asarray(f) for f in finals]
 
@@ -704,7 +706,7 @@ def evaluate(tree, args, column=column):
     return getattr(np, tree[1])(evaluate(tree[2], args, column), evaluate(tree[3], args, column))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(data=st.data(), k=st.integers(2, 6), inplace=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]))
 def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     """Each lane j of a fresh (N, k) array, or of the argument itself, is written with a
@@ -725,7 +727,7 @@ def test_random_lane_programs_agree_with_numpy(data, k, inplace, dtype):
     check_against_numpy(f, a, rng.uniform(-2, 2, (7, 4)).astype(dtype))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data(), k=st.sampled_from([2, 4]), inplace=st.booleans(), clip=st.booleans())
 def test_random_wide_lane_programs_agree_with_numpy(data, k, inplace, clip):
     """Lanes j::k of 9 elements per row, written with variants of one expression (stacked or

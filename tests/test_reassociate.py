@@ -145,7 +145,7 @@ def apply(acc, step, a, b, kept):
     return acc
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=35, deadline=None)
 @given(steps=st.lists(STEP, min_size=2, max_size=7), dtype=st.sampled_from([bool, np.uint8, np.int32, np.int64]),
        start=st.sampled_from(["cmp", "copy"]))
 def test_random_chains_agree_with_numpy(steps, dtype, start):
