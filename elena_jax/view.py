@@ -492,32 +492,60 @@ def box(v: View, size: int, hints: tuple[int, ...] = ()) -> Box | None:
     ``hints`` are extra strides worth trying as storage axes: the storage's
     own row-major strides, so every basic view of it has a box.
     """
-    if v.size == 0:
+    header = _header(v)
+    if header is None:
         return None
-    flipped = tuple(i for i, s in enumerate(v.strides) if s < 0)
-    offset = v.offset + sum((v.shape[i] - 1) * v.strides[i] for i in flipped)
-    strides = [abs(s) for s in v.strides]
-    broadcast = tuple(i for i, (n, s) in enumerate(zip(v.shape, strides)) if s == 0 and n > 1)
-    axes = sorted((i for i, s in enumerate(strides) if s > 0), key=lambda i: -strides[i])
-    if len({strides[i] for i in axes}) != len(axes):
-        return None  # two axes with one stride: the view overlaps itself
-    end = offset + sum((v.shape[i] - 1) * strides[i] for i in axes) + 1
+    axes, strides = header[0], header[2]
     best = None
     candidates = sorted(({strides[i] for i in axes} | set(hints)) - {0, 1}, reverse=True)
     # Try the richest factorizations first; prefer unit steps, then no window.
     for r in range(len(candidates), -1, -1):
         for chain in itertools.combinations(candidates, r):
-            found = _fit(chain + (1,), axes, v.shape, strides, offset, end, size)
+            found = _fit(chain + (1,), *header, size)
             if found is not None and (best is None or found[-1] < best[-1]):
                 best = found
         if best is not None and best[-1] == (0, False):
             break
-    if best is None:
+    return None if best is None else _boxed(v, best)
+
+
+@functools.lru_cache(maxsize=4096)
+def own_box(v: View, shape: tuple[int, ...]) -> Box | None:
+    """``v`` as a Box in the dims of its storage of ``shape`` (its unit axes dropped), or None.
+
+    `box` prefers unit steps to the storage's own dims: the odd rows of a (999, 999) storage,
+    ``[1::2, :]``, are the (499, 2, 999) reshape of a flat window of it, not rows in steps of 2.
+    """
+    header = _header(v)
+    if header is None:
         return None
-    window, dims, starts, limits, steps, owner, _ = best
+    chain = tuple(s for s in contiguous(shape).strides if s > 1) + (1,)
+    found = _fit(chain, *header, math.prod(shape))
+    return None if found is None else _boxed(v, found)
+
+
+def _header(v: View) -> tuple | None:
+    """``v``'s axes as `_fit` takes them (axes by falling stride, shape, strides made positive,
+    lowest offset, end), or None where the view is empty or overlaps itself."""
+    if v.size == 0:
+        return None
+    offset = v.offset + sum((n - 1) * s for n, s in zip(v.shape, v.strides) if s < 0)
+    strides = [abs(s) for s in v.strides]
+    axes = sorted((i for i, s in enumerate(strides) if s > 0), key=lambda i: -strides[i])
+    if len({strides[i] for i in axes}) != len(axes):
+        return None  # two axes with one stride: the view overlaps itself
+    end = offset + sum((v.shape[i] - 1) * strides[i] for i in axes) + 1
+    return axes, v.shape, strides, offset, end
+
+
+def _boxed(v: View, found: tuple) -> Box:
+    """The Box of ``v`` from what `_fit` found."""
+    window, dims, starts, limits, steps, owner, _ = found
     kept = tuple(i for _, i in sorted(owner.items()))
     order = {ax: k for k, ax in enumerate(kept)}
     perm = tuple(order[i] for i in range(v.ndim) if i in order)
+    flipped = tuple(i for i, s in enumerate(v.strides) if s < 0)
+    broadcast = tuple(i for i, (n, s) in enumerate(zip(v.shape, v.strides)) if s == 0 and n > 1)
     return Box(window, dims, starts, limits, steps, kept, perm, flipped, broadcast)
 
 

@@ -164,6 +164,38 @@ def test_strided_column_is_a_unit_step_box_of_the_reshaped_storage():
     assert b.unit_steps and b.dims == (10, 2, 4) and b.starts == (0, 0, 0)
 
 
+def test_strided_rows_have_a_box_in_the_storages_own_dims():
+    """An acceptance campaign's find, session 24: `box` lays the odd rows of a 2x upsample,
+    ``out[1::2, :]`` of (2H - 1, 2W - 1), over the (H - 1, 2, 2W - 1) reshape of a flat window;
+    memory.place wants them as rows in steps of 2 of the storage itself (`own_box`)."""
+    v = V.index(V.contiguous((9, 9)), (slice(1, None, 2), slice(None)))
+    assert V.box(v, 81, (9, 1)).dims == (4, 2, 9)
+    b = V.own_box(v, (9, 9))
+    assert (b.window, b.dims, b.starts, b.limits, b.steps) == (0, (9, 9), (1, 0), (8, 9), (2, 1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_own_box_of_every_basic_view_is_in_the_storages_dims_and_reads_its_elements(data):
+    shape = data.draw(shapes)
+    size = int(np.prod(shape))
+    v = V.index(V.contiguous(shape), data.draw(hnp.basic_indices(shape, allow_newaxis=True)))
+    v = V.transpose(v, data.draw(st.permutations(range(v.ndim))))
+    b = V.own_box(v, shape)
+    if v.size == 0:
+        assert b is None
+        return
+    assert b.window == 0 and b.dims == (tuple(n for n in shape if n > 1) or (1,))  # NB: every basic view has one
+    box_slices = tuple(slice(lo, hi, st) for lo, hi, st in zip(b.starts, b.limits, b.steps))
+    x = np.arange(size).reshape(b.dims)[box_slices]
+    x = x.reshape([v.shape[i] for i in b.kept]).transpose(b.perm)
+    order = [i for i in range(v.ndim) if i in b.kept]
+    for i in b.flipped:
+        x = np.flip(x, order.index(i))
+    x = np.broadcast_to(x.reshape([v.shape[i] if i in b.kept else 1 for i in range(v.ndim)]), v.shape)
+    np.testing.assert_array_equal(x, realize(v, size))
+
+
 def test_disjoint_strided_columns_do_not_overlap():
     c = V.contiguous((100, 84))
     cols = [V.index(c, (slice(None), slice(k, None, 4))) for k in range(4)]
