@@ -550,9 +550,7 @@ class Tracer:
         # ufunc methods; a function imported by name never reaches elena_jax's namespace
         converter = _converting_api(sys._getframe(1))
         if converter is not None:
-            return self._concrete(f"{converter}, which converts its arguments to NumPy arrays,",
-                                  "it is not supported: write it with operations on the whole array (np.where "
-                                  "for a branch, a boolean mask for a masked array)")
+            return self._concrete(*converter)
         return self._concrete(
             "conversion to a NumPy array",
             "where it comes from, and what to write instead: a NumPy array indexed by a traced array, "
@@ -561,8 +559,8 @@ class Tracer:
             "axis=0)`, `np.minimum.reduce([a, b])`), which NumPy converts itself: `np.stack` them first; "
             "`jnp.asarray(x)` or another JAX function given a traced value: write it with NumPy; a NumPy scalar "
             "type called on a traced value, `np.float32(x)`: `x.astype(np.float32)`; a NumPy function imported "
-            "by name at module level (`from numpy.lib.stride_tricks import as_strided`), which elena_jax cannot "
-            "intercept: call it through np (`np.lib.stride_tricks.as_strided`)")
+            "by name at module level (`from numpy import array`), which elena_jax cannot intercept: call it "
+            "through np (`np.array`)")
 
     def item(self, *args):
         return self._concrete("item()")
@@ -704,14 +702,28 @@ _NUMPY_SUBSCRIPT = {
 }
 
 
-def _converting_api(frame) -> str | None:
-    """The NumPy API, np.vectorize or np.ma, converting a traced array by itself for the user's
-    code, seen in the frames between (elena_jax's, NumPy's); else None."""
+#: The code of each NumPy function that the NumPy namespace intercepts as a module's attribute (numpy/
+#: creation.intercept) -> that attribute's name: called through a name bound to it before the trace
+#: (``from numpy.lib.stride_tricks import as_strided``), the function is NumPy's own.
+INTERCEPTED_CODE: dict = {}
+
+_WHOLE_ARRAY = ("it is not supported: write it with operations on the whole array (np.where for a branch, "
+                "a boolean mask for a masked array)")
+
+
+def _converting_api(frame) -> tuple[str, str] | None:
+    """What converts a traced array to NumPy by itself for the user's code, seen in the frames
+    between (elena_jax's, NumPy's), and what to write instead: np.vectorize, np.ma, or an
+    intercepted NumPy function called by a name bound before the trace; else None."""
     while frame is not None and not is_user_file(frame.f_code.co_filename):
         if f"{os.sep}numpy{os.sep}ma{os.sep}" in frame.f_code.co_filename:
-            return "np.ma (masked arrays)"
+            return "np.ma (masked arrays), which converts its arguments to NumPy arrays,", _WHOLE_ARRAY
         if isinstance(frame.f_locals.get("self"), np.vectorize):
-            return "np.vectorize(f)"
+            return "np.vectorize(f), which converts its arguments to NumPy arrays,", _WHOLE_ARRAY
+        if frame.f_code in INTERCEPTED_CODE:
+            name = INTERCEPTED_CODE[frame.f_code]
+            return (f"NumPy's own {name}, called by a name bound to it before the trace (`from ... import`), "
+                    "which elena_jax cannot intercept,", f"call it through its module: `{name}(...)`")
         frame = frame.f_back
     return None
 

@@ -7,6 +7,7 @@ import re
 import jax
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import elena_jax
 from elena_jax.errors import names_a_location
@@ -670,6 +671,21 @@ def test_vectorize_and_masked_arrays_are_named_in_the_conversion_error():
                     (lambda x: np.ma.masked_array(x), r"np\.ma \(masked arrays\)")):
         fails(f, np.arange(3.0), exc=elena_jax.ConcretizationError,
               match=rf"^{name}, which converts its arguments to NumPy arrays, needs the value")
+
+
+def windows_of_as_strided_by_name(x):
+    return as_strided(x, shape=(3, 2), strides=(8, 8)).sum(axis=1)
+
+
+def test_an_intercepted_function_imported_by_name_is_named_in_the_conversion_error():
+    """``from numpy.lib.stride_tricks import as_strided`` binds NumPy's own function, which the trace
+    cannot route to elena_jax's: the error named five possible causes (found by a review, session
+    24); now the function and how to call it. Through its module it is traced."""
+    fails(windows_of_as_strided_by_name, np.arange(4.0), exc=elena_jax.ConcretizationError,
+          match=r"^NumPy's own np\.lib\.stride_tricks\.as_strided, called by a name bound to it before the trace.*"
+                r"call it through its module: `np\.lib\.stride_tricks\.as_strided\(\.\.\.\)`")
+    check_against_numpy(lambda x: np.lib.stride_tricks.as_strided(x, shape=(3, 2), strides=(8, 8)).sum(axis=1),
+                        np.arange(4.0))
 
 
 def fails_as_numpy(f, *args):

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.lib._index_tricks_impl as _index_tricks
 
 from ..errors import ConcretizationError, is_user_file, located, locating, user_location
-from ..tracer import FUNCTIONS, Tracer, current_trace
+from ..tracer import FUNCTIONS, INTERCEPTED_CODE, Tracer, current_trace
 from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
 from .indexing import _check_value_shape
 
@@ -282,6 +282,8 @@ def intercept(module, name: str, impl, traced: bool = True) -> None:
     replace(module, name, _dispatcher(original, impl))
     if traced:
         INTERCEPTED.append(f"{module.__name__}.{name}")
+        if hasattr(original, "__code__"):  # NB: a Python function: its frame names it (tracer.__array__)
+            INTERCEPTED_CODE[original.__code__] = f"{module.__name__.replace('numpy', 'np', 1)}.{name}"
 
 
 def replace(module, name: str, value) -> None:
