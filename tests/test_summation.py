@@ -323,6 +323,18 @@ def test_nan_variances_are_numpys_bit_for_bit_with_fma_off(dtype):
     check_forms(forms, a, fma=False)
 
 
+def test_a_complex64_mean_divides_in_complex128_as_numpys():
+    """NumPy divides a mean's sum by its count, an intp, in their common type (complex128 for a
+    complex64 sum, with its complex division) and casts back: dividing in complex64 was an ulp off in
+    32-100% of the means (found by a review, session 24); a variance's mean likewise."""
+    x = data((23, 41), np.complex64, seed=21)
+    forms = {"whole": lambda a: a.mean(), "columns": lambda a: a.mean(axis=0),
+             "rows_kept": lambda a: a.mean(axis=1, keepdims=True), "strided": lambda a: np.mean(a[:, ::3], axis=1),
+             "into_out": lambda a: np.mean(a, axis=0, out=np.zeros(41, np.complex64)),
+             "variance": lambda a: a.var(axis=1), "deviation": lambda a: a.std(axis=0, ddof=1)}
+    check_forms(forms, x, fma=False)
+
+
 @pytest.mark.parametrize("dtype", slow_beyond([np.complex128, np.float64, np.float32, np.int64], 1))
 def test_averages_are_numpys_bit_for_bit(dtype):
     # NB: NumPy's average is its mean, or the sum of the weighted values over the sum of the weights

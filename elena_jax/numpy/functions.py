@@ -350,9 +350,11 @@ implements(np.all)(_bool_reduction(np.logical_and))
 
 
 def _count(a, axes, keepdims: bool, where):
-    """How many elements a reduction over ``axes`` takes, per result element (NumPy's count)."""
+    """How many elements a reduction over ``axes`` takes, per result element (NumPy's count): an
+    intp, so that a division by it is in their common type, as NumPy's (a complex64 sum's in
+    complex128: dividing in complex64 was an ulp off in half of the means)."""
     if where is True:
-        return int(np.prod([a.shape[i] for i in axes]))
+        return np.intp(np.prod([a.shape[i] for i in axes], dtype=np.intp))
     return np.sum(np.broadcast_to(where, a.shape), axis=axes, keepdims=keepdims)
 
 
@@ -369,9 +371,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if out is not None:  # NB: NumPy divides the sum in out, in out's type (unsafely: truncating)
         return np.true_divide(out, count, out=out, casting="unsafe")
     dtype = np.dtype(a.dtype if dtype is None else dtype)
-    if dtype.kind in "fc":
-        quotient = np.true_divide(total, count, dtype=dtype)
-        return quotient.astype(np.float16) if half else quotient
+    if dtype.kind in "fc":  # NB: NumPy divides by the count in their common type and casts back, unsafely
+        return np.true_divide(total, count).astype(np.float16 if half else dtype)
     # NB: NumPy divides the integer sum and casts the quotient back, unsafely (truncating)
     return np.true_divide(total, count).astype(dtype)
 
