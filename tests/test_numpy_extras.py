@@ -414,8 +414,8 @@ def test_polynomials_of_poly1d_objects_are_refused():
 @pytest.mark.parametrize("bitorder", ["big", "little"])
 def test_packbits(dt, axis, bitorder):
     a = arr((3, 11), dt)  # NB: negative integers are set bits too
-    check(lambda a: np.packbits(a, axis=axis, bitorder=bitorder), a)
-    check(lambda a: np.packbits(a.T[::-1], axis=axis, bitorder=bitorder), a)
+    check(lambda a: (np.packbits(a, axis=axis, bitorder=bitorder),
+                     np.packbits(a.T[::-1], axis=axis, bitorder=bitorder)), a)
 
 
 def test_packbits_of_a_scalar_and_of_empty_arrays():
@@ -437,8 +437,8 @@ def test_packbits_errors_are_numpys(f):
 @pytest.mark.parametrize("bitorder", ["big", "little"])
 def test_unpackbits(axis, count, bitorder):
     a = np.array([[7, 200, 0], [1, 255, 128]], np.uint8)
-    check(lambda a: np.unpackbits(a, axis=axis, count=count, bitorder=bitorder), a)
-    check(lambda a: np.unpackbits(a[::-1].T, axis=axis, count=count, bitorder=bitorder), a)
+    check(lambda a: (np.unpackbits(a, axis=axis, count=count, bitorder=bitorder),
+                     np.unpackbits(a[::-1].T, axis=axis, count=count, bitorder=bitorder)), a)
 
 
 def test_unpackbits_round_trips_packbits():
@@ -1175,7 +1175,7 @@ def test_nan_and_midpoint_quantiles_are_numpys_bit_for_bit_with_fma_off():
             want = nan_and_midpoint_quantiles(x.copy())
         for g, w in zip(got, want):
             assert_same(g, w, 0, 0)
-    check_against_numpy(nan_and_midpoint_quantiles, x)  # NB: with contractions, within ulps
+    check_against_numpy(nan_and_midpoint_quantiles, x, optimize=(False,))  # NB: contracted, within ulps; on: above
 
 
 @pytest.mark.filterwarnings("ignore:All-NaN slice")
