@@ -408,7 +408,7 @@ def covers(a: View, b: View) -> bool:
     if is_c_contiguous(a):  # a dense range: containment of spans decides
         (alo, ahi), (blo, bhi) = a.span(), b.span()
         return alo <= blo and bhi <= ahi
-    if a.size < b.size and _has_distinct_elements(b):
+    if a.size < b.size and distinct(b):
         return False
     return bool(np.isin(flat_indices(b), flat_indices(a)).all())
 
@@ -448,8 +448,17 @@ def dense(v: View) -> bool:
     return True
 
 
-def _has_distinct_elements(v: View) -> bool:
-    return not any(s == 0 and n > 1 for n, s in zip(v.shape, v.strides))
+def distinct(v: View) -> bool:
+    """Whether the view's elements lie at distinct places of the storage, as its strides prove: in
+    order of size, each stride exceeds the span of the axes of smaller strides. Sufficient, not
+    necessary: self-overlapping ``as_strided`` and ``sliding_window_view`` results are refused, and
+    so would be a rare view whose axes interleave without meeting."""
+    span = 0
+    for s, n in sorted((abs(s), n) for n, s in zip(v.shape, v.strides) if n > 1):
+        if s <= span:
+            return False
+        span += s * (n - 1)
+    return True
 
 
 # --- boxes: views as strided slices of a reshaped storage -----------------------

@@ -208,6 +208,27 @@ def test_pass_preserves_results(program, p):
     assert_preserves(p, traced(f, *args), *args)
 
 
+@pytest.mark.parametrize("shape, strides, start", [((3, 3), (1, 1), 0), ((3, 3), (1, -1), 3), ((4, 2), (1, 1), 0),
+                                                   ((2, 3), (2, 1), 0), ((3, 4), (2, -1), 4)])
+def test_writes_through_a_view_that_overlaps_itself_keep_numpys_meaning(shape, strides, start):
+    """``as_strided(x, (3, 3), (8, 8)) += 1`` puts one element of x in up to three places of the
+    view. With the passes on: split into lanes, a later lane read what an earlier one wrote (x[1]
+    added twice); coalesced, its 12 places counted as 12 elements, the write "covered" x and zeroed
+    the 3 it misses; forwarded, a read back took each place's own value where NumPy's elements at
+    one place read the last one written (a review's find, session 24, and what its repro led to)."""
+    def f(x, y):
+        v = np.lib.stride_tricks.as_strided(x[start:], shape=shape, strides=[s * 8 for s in strides])
+        v += 1.0
+        np.multiply(v, 2.0, out=v)
+        w = v * 1.0
+        v[...] = y
+        return w, v.sum(axis=-1), v * 1.0, x
+
+    check_against_numpy(f, np.arange(12.0), np.arange(10.0, 10.0 + np.prod(shape)).reshape(shape), rtol=0, atol=0)
+    program = traced(f, np.arange(12.0), np.zeros(shape))
+    assert split_lanes(program) is program and coalesce_writes(program) is program
+
+
 def test_coalescing_tiles_a_fresh_storage_without_initialising_it():
     rng = np.random.default_rng(0)
     program = unvectorized(traced(decode, rng.uniform(size=(6, 4)), rng.normal(size=(6, 8))))

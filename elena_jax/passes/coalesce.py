@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Access, Op, Program
-from ..view import View, contiguous, index, overlap, same_elements, squeezed
+from ..view import View, contiguous, distinct, index, overlap, same_elements, squeezed
 from ._rewrite import copy_program, reshaped, temporary
 from .lanes import LIMIT
 
@@ -82,11 +82,13 @@ class _Runs:
         if not mine:
             return
         v = mine[0].view
-        whole = v == contiguous(self.storage.shape)
+        # NB: a write through a view that overlaps itself stays as it is (its elements are not its
+        # size: as_strided(x[4:], (3, 4), (16, -8)) "covered" 12 elements and zeroed 3 it misses)
+        apart = v == contiguous(self.storage.shape) or not distinct(v)
         # NB: rewriting exactly an earlier write of the run replaces its value
-        if len(op.outs) != 1 or whole or self.written.clashes(v):
+        if len(op.outs) != 1 or apart or self.written.clashes(v):
             self.close()
-            if len(op.outs) != 1 or whole:
+            if len(op.outs) != 1 or apart:
                 return
         self.current.append(i)
         self.written.add(v)

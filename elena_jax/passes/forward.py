@@ -10,7 +10,7 @@ the value flow directly, with no slice of an updated buffer in between.
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import contiguous, overlap, same_elements
+from ..view import contiguous, distinct, overlap, same_elements
 from ._rewrite import copy_program, reshaped, temporary
 
 _PASS = object()  # the writer leaves the read region as it was: look further back
@@ -25,7 +25,9 @@ def _match(w: Op, a: Access, x: Access):
         if len(hits) == 1 and same_elements(w.params["views"][hits[0]], x.view):
             return ("in", hits[0])
         return None
-    if w.prim == "arg" or a.view == contiguous(a.storage.shape) or not same_elements(a.view, x.view):
+    # NB: nor a view that overlaps itself: its elements at one place read back the last one written
+    if w.prim == "arg" or a.view == contiguous(a.storage.shape) or not same_elements(a.view, x.view) \
+            or not distinct(a.view):
         return None
     return "out"
 

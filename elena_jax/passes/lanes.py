@@ -17,8 +17,8 @@ Only ufunc ops without a ``where=`` mask are split, when the written
 view has at least two axes, a last axis of 2 to LIMIT (8) elements and rows at most
 2 LIMIT elements apart (lanes of short rows, not columns of a grid), every array
 operand has that shape or broadcasts along the last axis (size 1 there), and
-no operand overlaps the written view other than lane for lane (so one lane's
-write never changes what a later lane reads).
+no operand overlaps the written view other than lane for lane and no written lane
+overlaps another (so one lane's write never changes what a later lane reads).
 
 A wide op (``np.clip(b[:, 0::2], ...)`` over 84 columns, more than LIMIT) on an
 array last written through views of a larger stride (``b[:, k::4]``) splits
@@ -31,7 +31,7 @@ whether those lanes are wide (`wide`).
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import View, index, is_c_contiguous, lane_view, overlap, reshape
+from ..view import View, distinct, index, is_c_contiguous, lane_view, overlap, reshape
 from ._rewrite import copy_program
 
 # NB: lanes are short interleaved axes (box coordinates, colour channels, landmark pairs); a
@@ -59,6 +59,10 @@ def _lanes_apart(op: Op) -> bool:
         return False
     v = op.outs[0].view
     if any(a.storage is op.outs[0].storage and a.view != v and overlap(a.view, v) for a in op.reads()):
+        return False
+    # NB: nor do the written lanes overlap one another (``as_strided(x, (3, 3), (8, 8)) += 1``: the
+    # second lane read what the first wrote, adding twice)
+    if not distinct(v):
         return False
     return all(isinstance(x, Access) or getattr(x.value, "ndim", 0) == 0 for x in op.ins)
 
