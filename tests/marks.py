@@ -27,19 +27,26 @@ def rotated(keys, dtypes, extra: int = 0, valid=lambda key, dt: True, name=str, 
             always_first: bool = False) -> list:
     """The cross product of ``keys`` (functions, names) and ``dtypes`` (or other variants) as ``(key, dtype)``
     parameters: in the default run each key with one valid variant -- the first at every other key (at every key
-    with ``always_first``), the others in turn at the keys between, so that every variant still runs with some
-    of the keys -- and ``extra`` more of the others, continuing the turn; the whole product with ``pytest -m slow``."""
-    params, handed = [], 0  # NB: how many of the other variants went to the keys so far
-    for i, key in enumerate(keys):
-        ds = [dt for dt in dtypes if valid(key, dt)]
+    with ``always_first``), the others in turn at the keys between, more per key where the keys are too few for
+    the turn to go round -- and ``extra`` more of the others, continuing the turn; the whole product with
+    ``pytest -m slow``. Every variant runs in the default run with some key (checked here)."""
+    rows = [(key, [dt for dt in dtypes if valid(key, dt)]) for key in keys]
+    firsts = [always_first or i % 2 == 0 or len(ds) == 1 for i, (_, ds) in enumerate(rows)]
+    counts = [extra + (not first) if len(ds) > 1 else 0 for first, (_, ds) in zip(firsts, rows)]
+    widest = max((len(ds) - 1 for _, ds in rows), default=0)
+    more = -(-max(widest - sum(counts), 0) // max(sum(len(ds) > 1 for _, ds in rows), 1))  # NB: ceiling
+    params, handed, run = [], 0, set()  # NB: how many of the other variants went to the keys so far
+    for (key, ds), first, count in zip(rows, firsts, counts):
         others = ds[1:]
-        first = always_first or i % 2 == 0 or not others
-        count = extra + (not first) if others else 0
+        count += more if others else 0
         kept = (set(ds[:1]) if first else set()) | {others[(handed + j) % len(others)] for j in range(count)}
         handed += count
+        run |= {_dtype_name(dt) for dt in kept}
         for dt in ds:
             ident = f"{_dtype_name(dt)}-{name(key)}" if dtype_first else f"{name(key)}-{_dtype_name(dt)}"
             params.append(pytest.param(key, dt, id=ident, marks=() if dt in kept else pytest.mark.slow))
+    missed = {_dtype_name(dt) for _, ds in rows for dt in ds} - run
+    assert not missed, f"rotated: variants {sorted(missed)} would run with no key in the default run"
     return params
 
 

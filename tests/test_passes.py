@@ -658,7 +658,7 @@ def test_a_loop_state_written_through_a_large_view_is_materialized():
     whole storage (view.placed), which XLA fuses into the next step's five shifted reads of u,
     but the depth model put every partial write in memory, so nothing was materialized and each
     step recomputed the ones before (12 steps: 1,107 HLO instructions, 169 selects, as many as
-    unoptimized; 1e6 elements, 3 steps: 1.9-2.0x the hand-written jax.numpy). Such a write
+    unoptimized; 1e6 elements, 3 steps: 1.9-2.3x the hand-written jax.numpy). Such a write
     continues the chain now (12 steps: 725 instructions, 65 selects; 3 steps: 1.1-1.5x)."""
     u = np.random.default_rng(0).random(1000)
     program = optimize(traced(muscl, u))
