@@ -33,12 +33,13 @@ def rotated(keys, dtypes, extra: int = 0, valid=lambda key, dt: True, name=str, 
     rows = [(key, [dt for dt in dtypes if valid(key, dt)]) for key in keys]
     firsts = [always_first or i % 2 == 0 or len(ds) == 1 for i, (_, ds) in enumerate(rows)]
     counts = [extra + (not first) if len(ds) > 1 else 0 for first, (_, ds) in zip(firsts, rows)]
-    widest = max((len(ds) - 1 for _, ds in rows), default=0)
-    more = -(-max(widest - sum(counts), 0) // max(sum(len(ds) > 1 for _, ds in rows), 1))  # NB: ceiling
+    short = max((len(ds) - 1 for _, ds in rows), default=0) - sum(counts)  # NB: the turn's shortfall
+    takers = [i for i, (_, ds) in enumerate(rows) if len(ds) > 1]
+    for k in range(max(short, 0)):  # NB: one more variant at each key in turn, until the turn goes round
+        counts[takers[k % len(takers)]] += 1
     params, handed, run = [], 0, set()  # NB: how many of the other variants went to the keys so far
     for (key, ds), first, count in zip(rows, firsts, counts):
         others = ds[1:]
-        count += more if others else 0
         kept = (set(ds[:1]) if first else set()) | {others[(handed + j) % len(others)] for j in range(count)}
         handed += count
         run |= {_dtype_name(dt) for dt in kept}
