@@ -1,5 +1,5 @@
 """Marks shared by the test files: which parameters run in the default run and which only with
-``pytest -m slow`` (the default run stays under 10 minutes on a 2-core machine)."""
+``pytest -m slow`` (the default run aims at 10 minutes on a 2-core machine), and the decorator of the corpora."""
 
 import numpy as np
 import pytest

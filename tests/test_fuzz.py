@@ -47,7 +47,7 @@ SLOW = pytest.mark.slow
 
 def split(style: str, n: int, default: int) -> list:
     """Programs 0..n of a style: the first ``default`` in the default run, the rest with `pytest -m slow`
-    (the default run stays under 10 minutes)."""
+    (the default run aims at 10 minutes)."""
     return [(style, 0, default), pytest.param(style, default, n, marks=SLOW)]
 
 
