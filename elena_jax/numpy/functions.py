@@ -370,11 +370,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     count = _count(a, axes, keepdims, where)
     if out is not None:  # NB: NumPy divides the sum in out, in out's type (unsafely: truncating)
         return np.true_divide(out, count, out=out, casting="unsafe")
-    dtype = np.dtype(a.dtype if dtype is None else dtype)
-    if dtype.kind in "fc":  # NB: NumPy divides by the count in their common type and casts back, unsafely
-        return np.true_divide(total, count).astype(np.float16 if half else dtype)
-    # NB: NumPy divides the integer sum and casts the quotient back, unsafely (truncating)
-    return np.true_divide(total, count).astype(dtype)
+    # NB: NumPy divides by the count in their common type and casts the quotient back, unsafely
+    # (truncating an integer dtype's)
+    return np.true_divide(total, count).astype(np.float16 if half else a.dtype if dtype is None else dtype)
 
 
 def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
