@@ -32,7 +32,11 @@ read and written in place (overlapping operands, which NumPy buffers);
 ``dtypes`` draws general programs over float16, narrow and unsigned integers
 and complex numbers; ``aliased`` draws general programs whose ``b`` is a view of ``a`` (arguments
 sharing memory: equal, overlapping, transposed, read-only), checked through
-`functionalize` since JAX parameters never share memory; ``library`` calls
+`functionalize` since JAX parameters never share memory; ``overlap`` draws views that
+overlap themselves -- ``as_strided`` views of 1-D and 2-D arrays with zero, repeated and
+negative strides (inside the buffer), ``sliding_window_view`` windows (read-only or
+writeable), views of them -- read, copied and written through, where NumPy defines the
+result (`_order_free`: a value uniform per element of memory); ``library`` calls
 NumPy's library functions (`FUNCTIONS`: joins, sorts, pads, scans and
 ``ufunc.reduce``/``accumulate`` of every binary ufunc, statistics, interpolation,
 convolution, insert/delete/put...) with drawn arguments, some of which NumPy
@@ -397,6 +401,16 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     index = style.index
     if action == "view":
         return _view_step(draw, f"v{k}", target, t, index)
+    if action == "strided":
+        return _strided_step(draw, f"v{k}", env)
+    if action == "window" and t.ndim:
+        axis = draw.integers(0, t.ndim - 1)
+        return ("call", f"v{k}", "np.lib.stride_tricks.sliding_window_view", target,
+                f", {draw.integers(1, max(t.shape[axis], 1))}, axis={axis}, writeable={draw.boolean()}")
+    if action == "copy":
+        return ("call", f"r{k}", "np.array", target, "")
+    if action == "overlap_write":
+        return _overlap_write(draw, env)
     if action == "function":
         return _function_step(draw, f"r{k}", env, target)
     if action == "lane":
@@ -482,6 +496,44 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     mask = draw.choice(masks) if masks and draw.boolean() else \
         f"{target} {'!=' if kind == 'b' else '>'} {_literal(draw, kind)}"
     return ("setitem", target, mask, _literal(draw, kind))
+
+
+def _strided_step(draw, name: str, env: dict) -> tuple:
+    """An ``as_strided`` view of a C-contiguous array's elements from a drawn start: 1-3 axes of
+    drawn lengths and strides (zero and negative ones too), inside the buffer (its extent computed)."""
+    names = [n for n in _arrays(env) if env[n].flags.c_contiguous and env[n].size]
+    src = draw.choice(names)
+    size, itemsize = env[src].size, env[src].itemsize
+    while True:
+        shape = tuple(draw.int_list(1, 4, 1, 3))
+        strides = tuple(draw.choice([-2, -1, 0, 1, 1, 2, 3]) for _ in shape)
+        lo = sum(min(0, s * (n - 1)) for s, n in zip(strides, shape))
+        hi = sum(max(0, s * (n - 1)) for s, n in zip(strides, shape))
+        if hi - lo < size:
+            break
+    start = draw.integers(-lo, size - 1 - hi)
+    return ("call", name, "np.lib.stride_tricks.as_strided", f"{src}.reshape(-1)[{start}:]",
+            f", {shape}, {tuple(s * itemsize for s in strides)}")
+
+
+def _overlap_write(draw, env: dict) -> tuple:
+    """A write through a view (of a view) that overlaps itself, where the program has one, or through
+    an index of it: a literal assigned or filled, an augmented assignment, a ufunc with the identical
+    operand in and out (`_order_free` keeps those NumPy defines)."""
+    names = [n for n in _arrays(env) if env[n].flags.writeable and _self_overlapping(env[n])] or _arrays(env)
+    target = draw.choice(names)
+    t = env[target]
+    kind = t.dtype.kind
+    form = draw.choice(["set", "set", "augment", "augment", "ufunc", "fill"])
+    if form == "set":
+        return ("setitem", target, draw.choice(["...", _basic_index(draw, t.shape)]), _literal(draw, kind))
+    if form == "augment":
+        op = draw.choice(["+", "-", "*"] if kind in "fc" else ["+", "-", "*", "&", "|"])
+        value = _literal(draw, kind) if draw.integers(0, 3) else _operand(draw, env, kind)
+        return ("augment", target, None if draw.boolean() else _basic_index(draw, t.shape), op, value)
+    if form == "ufunc":
+        return ("ufunc_out", draw.choice(UFUNCS[kind][:3]), target, _operand(draw, env, kind), target, None)
+    return ("method", target, f"fill({_literal(draw, kind)})")
 
 
 def _mask_key_step(draw, name: str, target: str, t: np.ndarray) -> tuple:
@@ -806,6 +858,10 @@ def _grid_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
     return draw.choice([first, first, tuple(n - 2 for n in first)])  # NB: n - 2: a window's shape
 
 
+def _overlap_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
+    return (draw.integers(4, 16),) if draw.boolean() else tuple(draw.int_list(2, 5, 2, 2))
+
+
 GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare", "setitem", "setitem",
                    "augment", "augment", "ufunc_out", "copyto", "fill", "clip", "sort", "fancy_set",
                    "fancy_get", "mask_set", "add_at", "astype")
@@ -813,6 +869,10 @@ GENERAL_ACTIONS = ("view", "view", "view", "binary", "ufunc", "reduce", "compare
 LIBRARY_ACTIONS = ("function", "function", "function", "function", "view", "view", "binary", "ufunc", "setitem",
                    "augment", "reduce", "astype", "fancy_get")
 OTHER_DTYPES = ("float16", "float32", "int8", "int16", "uint16", "uint32", "complex64", "complex128", "bool")
+
+OVERLAP_ACTIONS = ("strided", "strided", "strided", "window", "window", "view", "view", "binary", "ufunc",
+                   "reduce", "copy", "setitem", "augment", "fill", "overlap_write", "overlap_write",
+                   "overlap_write", "overlap_write")
 
 STYLES = {
     # every construct the generator knows, over arrays of up to three small axes
@@ -839,6 +899,9 @@ STYLES = {
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
+    # views that overlap themselves: as_strided (zero, repeated, negative strides) and
+    # sliding_window_view windows of 1-D and 2-D arrays, views of them, reads and writes through them
+    "overlap": Style(OVERLAP_ACTIONS, _basic_index, _overlap_shape, ("float64", "float64", "int64", "float32")),
 }
 
 
@@ -898,6 +961,10 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
             and np.shares_memory(env[step[2]], env[step[1]]):
         return "reject", None  # NB: NumPy reads a mask while writing through it: the result depends on its order
     before = {n: v.copy() if isinstance(v, np.ndarray) else v for n, v in env.items()}
+    overlapping = _overlapping_write(env, step)
+    if overlapping == "reject":
+        return "reject", None
+    shared = _copy_env(env) if overlapping else None
     try:
         with _quiet():
             exec(render_step(step), env)
@@ -906,8 +973,94 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
     written = step[1] if step[0] == "add_at" else step[2] if step[0] == "inplace" and step[1].endswith(".at") else None
     if written is not None and not env[written].flags.writeable:
         return "reject", None  # NB: NumPy's ufunc.at writes through read-only diagonal() views (a NumPy quirk)
+    if shared is not None and not _order_free(shared, env, step):
+        return "reject", None
     with _quiet():  # NB: a float16 value compared with an integer type's bounds overflows, harmlessly
         return ("ok" if _defined(before, env, step) else "reject"), None
+
+
+# --- writes through views that overlap themselves --------------------------------------------------
+
+# The writes whose result `_order_free` decides place by place: the step's kind -> its operands' fields
+PLACEWISE = {"setitem": (3,), "augment": (4,), "ufunc_out": (2, 3), "method": ()}
+
+
+def _self_overlapping(v: np.ndarray) -> bool:
+    """Whether two elements of ``v`` lie at one place of memory (as_strided, sliding_window_view)."""
+    offsets = sum(i * s for i, s in zip(np.indices(v.shape).reshape(v.ndim, -1), v.strides))
+    return v.size > 1 and len(np.unique(offsets)) < v.size
+
+
+def _written(env: dict, step: tuple) -> np.ndarray | None:
+    """The view a write step writes (None for a step that writes nothing, or a copy's selection)."""
+    kind = step[0]
+    if kind in ("setitem", "augment"):
+        t = env[step[1]]
+        return t if step[2] is None else _view_or_none(t, eval(f"{step[1]}[{step[2]}]", dict(env)))
+    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace"):
+        return env[{"ufunc_out": step[4], "inplace": step[2]}.get(kind, step[1])]
+    return None
+
+
+def _view_or_none(t: np.ndarray, v) -> np.ndarray | None:
+    return v if isinstance(v, np.ndarray) and np.shares_memory(t, v) else None
+
+
+def _operands(env: dict, step: tuple) -> list:
+    """The step's operands (arrays or Python values) as written in it."""
+    return [eval(step[i], dict(env)) for i in PLACEWISE.get(step[0], ())]
+
+
+def _overlapping_write(env: dict, step: tuple) -> bool | str:
+    """Whether the step writes a view that overlaps itself, or one an operand that overlaps itself
+    shares memory with ("reject" for such a write `_order_free` does not decide)."""
+    try:
+        dst = _written(env, step)
+        if dst is None or not dst.flags.writeable:
+            return False  # NB: NumPy refuses a read-only one
+        operands = [v for v in _operands(env, step) if isinstance(v, np.ndarray) and np.shares_memory(v, dst)]
+    except Exception:  # noqa: BLE001 -- NumPy refuses the step: it says so when run
+        return False
+    if not _self_overlapping(dst) and not any(_self_overlapping(v) for v in operands):
+        return False
+    if step[0] not in PLACEWISE or step[0] == "method" and not step[2].startswith("fill("):
+        return "reject"
+    return step[0] != "ufunc_out" or step[5] is None or "reject"
+
+
+def _copy_env(env: dict) -> dict:
+    names = _arrays(env)
+    return {**env, **dict(zip(names, copy_tree([env[n] for n in names])))}
+
+
+def _order_free(shared: dict, after: dict, step: tuple) -> bool:
+    """NumPy's result of a write through a view that overlaps itself (or reading an operand that
+    does) is defined: writing place by place, in C order and in reverse, each place's operation on
+    the operands as they were before the step gives NumPy's result both ways. NumPy computes such a
+    write on copies (its iterator copies an output that overlaps itself and writes it back, so
+    ``v += 1`` adds 1 once to an element v holds three times), and the copy's write-back order is
+    its own: only values uniform per element of memory are defined; a write that reads an element
+    it already wrote differs from the copies and is left out too."""
+    names = _arrays(after)
+    return all(all(np.array_equal(sim[n], after[n]) for n in names)
+               for sim in (_placewise(shared, step, order) for order in (1, -1)))
+
+
+def _placewise(shared: dict, step: tuple, order: int) -> dict:
+    sim, snap = _copy_env(shared), _copy_env(shared)
+    dst = _written(sim, step)
+    operands = [np.broadcast_to(v, dst.shape) if isinstance(v, np.ndarray) else v
+                for v in _operands(snap, step) + ([_written(snap, step)] if step[0] == "augment" else [])]
+    operator = step[3] if step[0] == "augment" else ""
+    code = {"setitem": "d[...] = x0", "augment": f"t = x1.copy(); t {operator}= x0; d[...] = t",
+            "ufunc_out": f"np.{step[1]}(x0, x1, out=d)", "method": f"d.{step[2]}"}[step[0]]
+    with _quiet():
+        for place in list(np.ndindex(*dst.shape))[::order]:
+            at = tuple(slice(i, i + 1) for i in place)
+            scope = {"np": np, "d": dst[at]}
+            scope.update((f"x{j}", v[at] if isinstance(v, np.ndarray) else v) for j, v in enumerate(operands))
+            exec(code, scope)
+    return sim
 
 
 def _well_formed(program: Program) -> bool:
@@ -1438,7 +1591,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-going", action="store_true", help="report every mismatch instead of stopping")
     parser.add_argument("--style", choices=sorted(STYLES), default="general",
                         help="which programs: every construct (general), box-decoding lane code (lanes), "
-                        "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased) "
+                        "shifted windows of grids (stencil), general ones on arguments sharing memory (aliased), "
+                        "views that overlap themselves (overlap), general ones "
                         "or on float16, narrow integers and complex numbers (dtypes), NumPy's library "
                         "functions (library, and over the dtypes style's types: library-dtypes)")
     parser.add_argument("--replay", type=int, default=None, help="check program REPLAY alone, jit and op by op")

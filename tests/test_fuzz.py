@@ -8,7 +8,7 @@ batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
 untouched. Programs 0..199 of the ``lanes``, ``stencil`` and ``library`` styles and
-0..99 of ``dtypes`` are checked the same way, programs 0..79 of the ``aliased`` style one
+0..99 of ``dtypes`` and ``overlap`` are checked the same way, programs 0..79 of the ``aliased`` style one
 by one, samples of the others under ``jax.vmap`` and ``jax.grad``, and
 hypothesis-driven samples (shrinking) check the `programs` strategy op by op.
 Long campaigns: ``python -m elena_jax.fuzz --n N --seed S [--style STYLE]``.
@@ -41,7 +41,7 @@ from elena_jax.fuzz import (
 PROGRAMS, CHUNKS = 504, 8  # NB: the first chunk in the default run, all with `pytest -m slow`
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
-          for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks")}
+          for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks", "overlap")}
 SLOW = pytest.mark.slow
 
 
@@ -53,9 +53,10 @@ def split(style: str, n: int, default: int) -> list:
 
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [*split("lanes", 200, 8), *split("stencil", 200, 8), *split("aliased", 80, 4),
-                 *split("dtypes", 100, 8), *split("library", 200, 10), *split("masks", 100, 6)]
+                 *split("dtypes", 100, 8), *split("library", 200, 10), *split("masks", 100, 6),
+                 *split("overlap", 100, 4)]
 # vmap and grad of every style; of these only with `pytest -m slow`
-TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks")
+TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks", "overlap")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})
 VMAPPED = [r for s in TRANSFORMED
            for r in ([pytest.param(s, 0, 30, marks=SLOW)] if s in TRANSFORMED_SLOW else split(s, 30, 4))]
@@ -154,6 +155,30 @@ def test_aliased_programs_pass_views_of_one_array():
     assert np.shares_memory(a, b) and not np.shares_memory(a, p.inputs[0])
     np.testing.assert_array_equal(b, a[::-1])
     assert "; b = a[::-1]" in repr(p)
+
+
+def test_overlap_programs_write_through_views_that_overlap_themselves():
+    drawn = [program_at(1, i, 12, style="overlap") for i in range(60)]
+    lines = "\n".join(render(p.steps) for p in drawn)
+    for pattern in (r"as_strided\(\w+\.reshape\(-1\)\[\d+:\], \(.*, 0[,)]", r"as_strided\(.*, -\d+[,)]",
+                    r"sliding_window_view\(.*writeable=True", r"v\d+\[\.\.\.\] = ", r"v\d+ [-+*]= ",
+                    r"out=v\d+\)", r"v\d+\.fill\("):
+        assert re.search(pattern, lines), pattern
+
+
+def test_overlap_writes_are_kept_only_where_numpy_defines_them():
+    """NumPy computes a write through a view that overlaps itself on a copy written back in its own
+    order: `v += 1` adds 1 once to an element v holds three times (not three times, as was thought),
+    and a write of values that differ between an element's places is undefined (rows of w meet)."""
+    x = np.arange(6.0)
+    v = np.lib.stride_tricks.as_strided(x, (3,), (0,))
+    outcome = fuzz._step_outcome({"np": np, "x": x, "v": v}, ("augment", "v", None, "+", "1"))
+    assert outcome == ("ok", None) and x[0] == 1.0
+    rows = np.array([[0.0], [1.0]])
+    for step, outcome in [(("augment", "w", None, "+", "rows"), "reject"), (("augment", "w", None, "+", "1"), "ok"),
+                          (("setitem", "w", "...", "rows"), "reject"), (("setitem", "w", "...", "2.0"), "ok")]:
+        w = np.lib.stride_tricks.as_strided(np.arange(6.0), (2, 3), (8, 8))  # rows overlapping by two elements
+        assert fuzz._step_outcome({"np": np, "w": w, "rows": rows}, step)[0] == outcome, step
 
 
 def test_general_programs_are_drawn_as_before_lane_style():
