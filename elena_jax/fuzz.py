@@ -987,8 +987,10 @@ PLACEWISE = {"setitem": (3,), "augment": (4,), "ufunc_out": (2, 3), "method": ()
 
 def _self_overlapping(v: np.ndarray) -> bool:
     """Whether two elements of ``v`` lie at one place of memory (as_strided, sliding_window_view)."""
+    if v.size < 2:  # NB: and a 0-d array has no axes to take indices along
+        return False
     offsets = sum(i * s for i, s in zip(np.indices(v.shape).reshape(v.ndim, -1), v.strides))
-    return v.size > 1 and len(np.unique(offsets)) < v.size
+    return len(np.unique(offsets)) < v.size
 
 
 def _written(env: dict, step: tuple) -> np.ndarray | None:
