@@ -755,34 +755,6 @@ def test_a_loop_state_written_through_a_large_view_is_materialized():
     check_against_numpy(muscl, u)
 
 
-def reflect(x, v, steps=4):
-    """Particles in a unit box, reflected at its walls through boolean masks (a campaign's p19)."""
-    for _ in range(steps):
-        x += 0.05 * v
-        lo = x < 0.0
-        x[lo] = -x[lo]
-        v[lo] = -v[lo]
-        hi = x > 1.0
-        x[hi] = 2.0 - x[hi]
-        v[hi] = -v[hi]
-    return x, v
-
-
-def test_a_deep_value_read_whole_by_elementwise_ops_is_not_materialized():
-    """A campaign's find (session 26): every read of x and v is elementwise and whole, so XLA
-    computes each element once per fusion and the unoptimized program is two fusions; but
-    materialize_chains counted the three ops reading x as three readers and kept x and v in
-    memory at the third step: five fusions, and at 500,000 particles 4.8-16 ms against 2.9
-    unoptimized. Reads through one view by elementwise ops count as one now (on large values)."""
-    rng = np.random.default_rng(0)
-    x, v = rng.random((2048, 2)), rng.standard_normal((2048, 2))
-    assert "materialize_chains" not in optimize(traced(reflect, x, v)).fired
-    on, off = (compiled_instructions(reflect, x, v, optimize=opt) for opt in (True, False))
-    assert on <= off
-    assert "materialize_chains" in optimize(traced(reflect, x[:100], v[:100])).fired  # NB: small: LARGE
-    check_against_numpy(reflect, x, v)
-
-
 @pytest.mark.parametrize("f,make", PROGRAMS[:-1], ids=lambda x: getattr(x, "__name__", ""))
 def test_programs_without_long_chains_are_not_materialized(f, make):
     """Values of straight-line programs lie a few ops deep (the benchmark cases': 12 at most)."""

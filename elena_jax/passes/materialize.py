@@ -17,12 +17,10 @@ reads. A partial write that the lowering does as an update slice (or a
 scatter) puts the storage in memory (depth 0), as the unoptimized program does;
 one it does as a select over the whole storage (view.placed: at least half of
 it, or with steps) continues the chain of the storage's value and the written
-one, as XLA fuses that select into the storage's readers. A value DEPTH ops
-deep that XLA would compute twice or more (`readers`: read by two ops, or by
-an op and the caller; elementwise reads of a LARGE value through one view
-count as one) is materialized in place: a ``materialize`` op follows its
-writer, and the lowering computes it through an operation XLA does not
-duplicate (lower/opaque.computed_once).
+one, as XLA fuses that select into the storage's readers. A value DEPTH ops deep that two or
+more ops (or the caller) read is materialized in place: a ``materialize`` op
+follows its writer, and the lowering computes it through an operation XLA
+does not duplicate (lower/opaque.computed_once).
 
 Invariant: every value read twice lies less than DEPTH ops from a value in
 memory, so the program XLA compiles is linear in a loop's steps; values are
@@ -39,14 +37,6 @@ from ._rewrite import copy_program, final_reads
 #: division): they stay as they are. Cart-pole at 100 steps: 4.0 s of XLA compile at 8, 3.9 at 16, 5.1 at 32.
 DEPTH = 16
 
-ELEMENTWISE = {"ufunc", "copy", "select", "where"}  # NB: ops XLA fuses into one loop over their output
-
-#: Values of fewer elements are kept in memory when two ops read them: that costs next to nothing,
-#: and the compiled program is smaller (a 2-lane state updated 40 times: 1,676 instructions, 1,984
-#: if they count as one reader). Larger ones read through one view by elementwise ops are not:
-#: their round trip through memory cost more than computing them once per fusion.
-LARGE = 4096
-
 
 def in_memory(a: Access) -> bool:
     """Whether the write ``a`` leaves its storage in memory: an update slice or a scatter, not a
@@ -55,30 +45,22 @@ def in_memory(a: Access) -> bool:
 
 
 def readers(ops: list[Op], finals: list[Access]) -> list[int]:
-    """Per op, how many reads of the storages it wrote as values (not `in_memory`) XLA computes
-    apart, until another op writes them; the caller counts as one (``finals``: what it reads
-    after the last op). NB: elementwise ops that read a LARGE value through one view without
-    broadcasting it count as one: a fusion of them computes each element once for all, where
-    other views (shifted windows, single elements of a state) and other ops (reductions)
-    compute it again. Values in memory (depth 0) are never materialized: their readers do not
-    matter."""
-    reads: list[set] = [set() for _ in ops]
+    """Per op, how many later ops read the storages it wrote as values (not `in_memory`), until
+    another op writes them; the caller counts as one (``finals``: what it reads after the last
+    op). NB: values in memory (depth 0) are never materialized: their readers do not matter."""
+    count = [0] * len(ops)
     writer: dict[int, int] = {}  # storage id -> the op that last wrote it as a value
     for j, op in enumerate(ops):
-        for a in op.reads():
-            if a.storage.id in writer:
-                alike = (op.prim in ELEMENTWISE and a.view.shape == op.outs[0].view.shape
-                         and a.storage.size >= LARGE)
-                reads[writer[a.storage.id]].add(a.view if alike else j)
+        for i in {writer[a.storage.id] for a in op.reads() if a.storage.id in writer}:
+            count[i] += 1
         for a in op.outs:
             if in_memory(a):
                 writer.pop(a.storage.id, None)
             else:
                 writer[a.storage.id] = j
-    for a in finals:
-        if a.storage.id in writer:
-            reads[writer[a.storage.id]].add(a.view)
-    return [len(r) for r in reads]
+    for i in {writer[a.storage.id] for a in finals if a.storage.id in writer}:
+        count[i] += 1
+    return count
 
 
 def written_depth(a: Access, d: int, depth: dict[int, int]) -> int:
