@@ -7,16 +7,11 @@ from the values that wrote them -- and its writes become single columns that
 write coalescing assembles with the others. After both, no column is read back
 out of an assembled buffer.
 
-An op is split only when it reads an array written lane by lane: by ops split
-before, by writes within one column (``boxes[:, 0::4] = x1`` on (N, 4) boxes),
-or copied whole (``c = b.copy()``) from such an array; its lanes then come
-straight from those values. An op that defines a fresh array (``wh = b[:, 2:]
-- b[:, :2]``) is split that way too: its storage is first defined by a fill
-that coalescing and dead-write elimination remove again. An update of an
-array nothing wrote by lanes (``a[:, ::2] += 0.1 * a[:, 1::2]`` on an
-argument) is left whole: split, its lanes had nothing to forward from and
-were assembled back into the interleaved array column by column (alternating
-updates of an (N, 8) argument ran 2.5x the unoptimized program's time).
+An op that defines a fresh array (``wh = b[:, 2:] - b[:, :2]``) is split too
+when it reads lanes of an array that was itself written lane by lane (its
+lanes then come straight from those values): its storage is first defined by
+a fill that coalescing and dead-write elimination remove again. Whole copies
+(``c = b.copy()``) of lane-written arrays count as lane-written.
 
 Only ufunc ops without a ``where=`` mask are split, when the written
 view has at least two axes, a last axis of 2 to LIMIT (8) elements and rows at most
@@ -91,10 +86,9 @@ def split_lanes(program: Program) -> Program:
         defined.update(a.storage.id for a in op.outs)
         if op.prim == "copy" and any(a.storage.id in by_lanes for a in op.reads()):
             by_lanes.update(a.storage.id for a in op.outs)
-        by_lanes.update(a.storage.id for a in op.outs if _column(a))
         groups = None if fresh else _wide_groups(op, period)
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
-        if groups is None and (not splittable(op) or not any(a.storage.id in by_lanes for a in op.reads())):
+        if groups is None and (not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads())):
             ops.append(op)
             for a in op.outs:
                 period[a.storage.id] = a.view.strides[-1] if _strided(a) else None
@@ -115,13 +109,6 @@ def split_lanes(program: Program) -> Program:
     new = copy_program(program)
     new.ops = ops
     return new
-
-
-def _column(a: Access) -> bool:
-    """Whether ``a`` writes within one lane of its storage (``boxes[:, 0::4] = x1`` on (N, 4) boxes)."""
-    shape = a.storage.shape
-    k = shape[-1] if len(shape) >= 2 else 0
-    return 2 <= k <= LIMIT and a.view.size > 1 and all(s % k == 0 for s in a.view.strides)
 
 
 def _strided(a: Access) -> bool:
