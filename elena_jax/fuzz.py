@@ -1027,7 +1027,9 @@ def _overlapping_write(env: dict, step: tuple) -> bool | str:
         return False
     if step[0] not in PLACEWISE or step[0] == "method" and not step[2].startswith("fill("):
         return "reject"
-    return step[0] != "ufunc_out" or step[5] is None or "reject"
+    if step[0] == "ufunc_out" and step[5] is not None:  # NB: where= is not simulated place by place
+        return "reject"
+    return True
 
 
 def _copy_env(env: dict) -> dict:
@@ -1049,10 +1051,12 @@ def _order_free(shared: dict, after: dict, step: tuple) -> bool:
 
 
 def _placewise(shared: dict, step: tuple, order: int) -> dict:
-    sim, snap = _copy_env(shared), _copy_env(shared)
+    """The environment after the step written place by place into a copy of ``shared``, each place
+    from the operands as they are in ``shared`` (read, never written)."""
+    sim = _copy_env(shared)
     dst = _written(sim, step)
     operands = [np.broadcast_to(v, dst.shape) if isinstance(v, np.ndarray) else v
-                for v in _operands(snap, step) + ([_written(snap, step)] if step[0] == "augment" else [])]
+                for v in _operands(shared, step) + ([_written(shared, step)] if step[0] == "augment" else [])]
     operator = step[3] if step[0] == "augment" else ""
     code = {"setitem": "d[...] = x0", "augment": f"t = x1.copy(); t {operator}= x0; d[...] = t",
             "ufunc_out": f"np.{step[1]}(x0, x1, out=d)", "method": f"d.{step[2]}"}[step[0]]
