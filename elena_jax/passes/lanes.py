@@ -7,11 +7,15 @@ from the values that wrote them -- and its writes become single columns that
 write coalescing assembles with the others. After both, no column is read back
 out of an assembled buffer.
 
-An op that defines a fresh array (``wh = b[:, 2:] - b[:, :2]``) is split too
-when it reads lanes of an array that was itself written lane by lane (its
+An op that defines a fresh array (``wh = b[:, 2:] - b[:, :2]``) is split
+only when it reads lanes of an array that was itself written lane by lane (its
 lanes then come straight from those values): its storage is first defined by
-a fill that coalescing and dead-write elimination remove again. Whole copies
-(``c = b.copy()``) of lane-written arrays count as lane-written.
+a fill that coalescing and dead-write elimination remove again. So is an op
+that rewrites a whole array in place (``a -= np.roll(x, -1, axis=1) * y`` over
+the 8 vertices of each polygon): split when nothing was written by lanes, its
+lanes were assembled back whole and vectorized, 2.5x the memory traffic of
+the op unsplit. Whole copies (``c = b.copy()``) of lane-written arrays count
+as lane-written.
 
 Only ufunc ops without a ``where=`` mask are split, when the written
 view has at least two axes, a last axis of 2 to LIMIT (8) elements and rows at most
@@ -31,7 +35,7 @@ whether those lanes are wide (`wide`).
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
-from ..view import View, distinct, index, is_c_contiguous, lane_view, overlap, reshape
+from ..view import View, contiguous, distinct, index, is_c_contiguous, lane_view, overlap, reshape
 from ._rewrite import copy_program
 
 # NB: lanes are short interleaved axes (box coordinates, colour channels, landmark pairs); a
@@ -88,7 +92,8 @@ def split_lanes(program: Program) -> Program:
             by_lanes.update(a.storage.id for a in op.outs)
         groups = None if fresh else _wide_groups(op, period)
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
-        if groups is None and (not splittable(op) or fresh and not any(a.storage.id in by_lanes for a in op.reads())):
+        whole = fresh or op.outs[0].view == contiguous(op.outs[0].storage.shape)  # NB: writes all of its storage
+        if groups is None and (not splittable(op) or whole and not any(a.storage.id in by_lanes for a in op.reads())):
             ops.append(op)
             for a in op.outs:
                 period[a.storage.id] = a.view.strides[-1] if _strided(a) else None
