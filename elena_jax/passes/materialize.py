@@ -22,10 +22,11 @@ more ops (or the caller) read is materialized in place: a ``materialize`` op
 follows its writer, and the lowering computes it through an operation XLA
 does not duplicate (lower/opaque.computed_once).
 
-Except where XLA computes it once anyway: a value that only elementwise ops
-read, all through one view, whose values are read only so in turn up to the
-caller or to values in memory (`readers`' ``fused``), is computed once per
-element in the one loop XLA fuses them into. Such a value is materialized
+Except where XLA computes it once anyway: a value that only cheap elementwise
+ops read (`aligned`: no exp, sin, division, ... where XLA ends a fusion), all
+through one view, whose values are read only so in turn up to the caller or
+to values in memory (`readers`' ``fused``), is computed once per element in
+the one loop XLA fuses them into. Such a value is materialized
 only FUSED_DEPTH ops deep, where the fused loop itself grows slow.
 (Particles reflected at the walls through boolean masks, 500,000 x 2, four
 steps: materialized at depth 16, XLA's compiled program accessed 104 MB
@@ -50,7 +51,14 @@ DEPTH = 16
 #: Deepest a fused value read twice may lie. 20,000 reflected particles, 20 steps: 0.74 ms at 32,
 #: 0.89 at 48, 0.79 at 64, 2.3 at 96, 2.9 never (0.9 at 16).
 FUSED_DEPTH = 64
-ELEMENTWISE = {"ufunc", "copy", "select", "where"}  # NB: ops XLA fuses into one loop over their output
+#: Ufuncs XLA fuses into one loop with their readers, computing each element once. NB: not an expensive
+#: one (exp, sin, tanh, a division: merge.EXPENSIVE): XLA ends a fusion there and computes the cheap
+#: values it reads again in each fusion (``x, y = x + 0.01 * sin(y), y - 0.01 * exp(-x * x)``, 64 steps
+#: of 300,000: 1.1 s materialized at FUSED_DEPTH, 0.38 at DEPTH; a review's find, session 27).
+CHEAP = {"add", "subtract", "multiply", "negative", "positive", "absolute", "maximum", "minimum", "fmax", "fmin",
+         "clip", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+         "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+         "copysign", "sign", "square"}
 
 
 def in_memory(a: Access) -> bool:
@@ -79,7 +87,7 @@ def readers(ops: list[Op], finals: list[Access]) -> tuple[list[int], list[bool]]
     called = {writer[a.storage.id] for a in finals if a.storage.id in writer}
     fused = [False] * len(ops)  # op j's values are read only by one fused loop of elementwise ops
     for j in reversed(range(len(ops))):
-        fused[j] = not (j in called and reads[j]) and len({a.view for _, a in reads[j]}) <= 1 and all(
+        fused[j] = not (j in called and reads[j]) and len({(a.storage.id, a.view) for _, a in reads[j]}) <= 1 and all(
             aligned(ops[k], a) and fused[k] for k, a in reads[j])
     count = [len({k for k, _ in reads[i]}) + (i in called) for i in range(len(ops))]
     return count, fused
@@ -87,14 +95,16 @@ def readers(ops: list[Op], finals: list[Access]) -> tuple[list[int], list[bool]]
 
 def aligned(op: Op, a: Access) -> bool:
     """Whether ``op`` reads ``a`` elementwise (each element of its result from the element at the
-    same place) into values it does not write to memory. So does an assemble of interleaved lanes
-    lowered as a select (each element from its lane's value in its row). NB: an assemble of rows
-    (a recurrence's ``y[t] = a * y[t - 1] + ...``) counted so too gave the same bytes accessed
-    and timings within noise, 50 rows 15.5 against 12.2 ms once: not taken."""
-    if op.prim == "assemble" and not any(op.params.get(k) for k in ("slices", "stack", "materialize")):
-        return placed_lanes(op) is not None and not any(in_memory(o) for o in op.outs)
-    return (op.prim in ELEMENTWISE and a.view.shape == op.outs[0].view.shape
-            and not any(in_memory(o) for o in op.outs))
+    same place) by a CHEAP computation, into values it does not write to memory. So does an
+    assemble of interleaved lanes lowered as a select (each element from its lane's value in its
+    row). NB: an assemble of rows (a recurrence's ``y[t] = a * y[t - 1] + ...``) counted so too
+    gave the same bytes accessed and timings within noise, 50 rows 15.5 against 12.2 ms once."""
+    if any(in_memory(o) for o in op.outs):
+        return False
+    if op.prim == "assemble":
+        return placed_lanes(op) is not None and not any(op.params.get(k) for k in ("slices", "stack", "materialize"))
+    cheap = op.prim in ("copy", "select", "where") or op.prim == "ufunc" and op.params["name"] in CHEAP
+    return cheap and a.view.shape == op.outs[0].view.shape
 
 
 def written_depth(a: Access, d: int, depth: dict[int, int]) -> int:
