@@ -643,10 +643,20 @@ def test_lanes_are_not_vectorized_beside_lane_ops_that_stay_live():
     stayed live for the odd lanes' reads: 2.6x the elements computed, and XLA:CPU's compiled
     program read and wrote 4.4x the bytes of the unoptimized one at (1e5, 8) (its cost analysis;
     ten steps 15 against 3.4 ms). Now each lane is computed once."""
-    a = np.random.default_rng(0).normal(size=(64, 8))
-    program = traced(alternating_columns, a)
-    assert computed(optimize(program)) <= computed(program)
-    check_against_numpy(alternating_columns, a)
+    for f, width in [(alternating_columns, 8), (alternating_columns, 4), (alternating_squares, 4)]:
+        a = np.random.default_rng(0).normal(size=(64, width))
+        program = traced(f, a)
+        assert computed(optimize(program)) <= computed(program), (f.__name__, width)
+        check_against_numpy(f, a)
+
+
+def alternating_squares(a, steps=2):
+    """alternating_columns with ``** 2``: at 4 lanes the odd lanes' square was vectorized too, the
+    new even lanes computed inside it and again for themselves (a review's find, session 27)."""
+    for _ in range(steps):
+        a[:, ::2] += 0.1 * a[:, 1::2]
+        a[:, 1::2] -= 0.2 * a[:, ::2] ** 2
+    return a
 
 
 def test_per_lane_scalars_become_one_constant_vector():

@@ -181,7 +181,7 @@ class _Vectorizer:
         for name in dict.fromkeys(names):
             r = temporary(self.program, shape, out.dtype, f"lanes of {name}")
             self.ops.append(Op("ufunc", tuple(operands), (r,), {**first.params, "name": name}, self.where))
-            self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
+            self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops if op.params["name"] == name}
             results[name] = r
         if len(results) == 1:
             value = results[names[0]]
@@ -218,16 +218,19 @@ class _Vectorizer:
         one computed from such a value: the lane ops then stay live beside their vectorized
         copies. (Alternating strided updates, ``a[:, ::2] += 0.1 * a[:, 1::2]; a[:, 1::2] -=
         a[:, ::2] ** 2``: the odd lanes read the new even lanes, which one select-by-lane
-        computed again over all lanes; 3x the time of the unoptimized program.)"""
-        live, replicated, read = {value.storage.id}, set(), set()
+        computed again over all lanes; 3x the time of the unoptimized program.) Or whether two
+        of those ops recompute one lane value: at 4 lanes the odd lanes' ``a[:, ::2] ** 2`` was
+        vectorized too, the new even lanes computed over all lanes inside it and again for
+        themselves (4-6x the unoptimized program's elements; a review's find, session 27)."""
+        live, replicated, twice = {value.storage.id}, set(), False
         for op in reversed(self.ops):
             if op.outs[0].storage.id in live:
-                replicated |= self.replicas.get(op.outs[0].storage.id, set())
-                ins = {a.storage.id for a in op.reads()}
-                live |= ins
-                read |= ins
+                again = self.replicas.get(op.outs[0].storage.id, set())
+                twice |= bool(again & replicated)
+                replicated |= again
+                live |= {a.storage.id for a in op.reads()}
         made = {op.outs[0].storage.id for op in self.ops}
-        return bool(replicated) and bool(self._ancestors(read - made, replicated) & replicated)
+        return twice or bool(replicated) and bool(self._ancestors(live - made, replicated) & replicated)
 
     def _ancestors(self, storages: set[int], replicated: set[int]) -> set[int]:
         """``storages`` and the storages their values were computed from (through single
