@@ -92,8 +92,8 @@ def split_lanes(program: Program) -> Program:
             by_lanes.update(a.storage.id for a in op.outs)
         groups = None if fresh else _wide_groups(op, period)
         # NB: a definition is split only after a fill defines it whole (the program's invariant)
-        whole = fresh or op.outs[0].view == contiguous(op.outs[0].storage.shape)  # NB: writes all of its storage
-        if groups is None and (not splittable(op) or whole and not any(a.storage.id in by_lanes for a in op.reads())):
+        if groups is None and (not splittable(op) or _whole(op, fresh)
+                               and not any(a.storage.id in by_lanes for a in op.reads())):
             ops.append(op)
             for a in op.outs:
                 period[a.storage.id] = a.view.strides[-1] if _strided(a) else None
@@ -114,6 +114,11 @@ def split_lanes(program: Program) -> Program:
     new = copy_program(program)
     new.ops = ops
     return new
+
+
+def _whole(op: Op, fresh: list[Access]) -> bool:
+    """Whether the one-output ``op`` defines its storage or rewrites all of it."""
+    return bool(fresh) or op.outs[0].view == contiguous(op.outs[0].storage.shape)
 
 
 def _strided(a: Access) -> bool:
