@@ -95,11 +95,11 @@ def clip_columns(b):
     return b
 
 
-def alternating_columns(a, steps=2):
+def alternating_columns(a, steps=2, square=lambda e: e * e):
     """Even and odd columns of an argument update each other in turn."""
     for _ in range(steps):
         a[:, ::2] += 0.1 * a[:, 1::2]
-        a[:, 1::2] -= 0.2 * a[:, ::2] * a[:, ::2]
+        a[:, 1::2] -= 0.2 * square(a[:, ::2])
     return a
 
 
@@ -661,13 +661,10 @@ def test_lanes_are_not_vectorized_beside_lane_ops_that_stay_live():
         check_against_numpy(f, a)
 
 
-def alternating_squares(a, steps=2):
+def alternating_squares(a):
     """alternating_columns with ``** 2``: at 4 lanes the odd lanes' square was vectorized too, the
     new even lanes computed inside it and again for themselves (a review's find, session 27)."""
-    for _ in range(steps):
-        a[:, ::2] += 0.1 * a[:, 1::2]
-        a[:, 1::2] -= 0.2 * a[:, ::2] ** 2
-    return a
+    return alternating_columns(a, square=lambda e: e ** 2)
 
 
 def test_per_lane_scalars_become_one_constant_vector():
@@ -827,6 +824,12 @@ def materialized(program) -> int:
     return sum(op.prim == "materialize" for op in program.ops)
 
 
+def materialized_at_depth(program) -> int:
+    """As `materialized` after the pipeline, with fused values materialized at DEPTH too."""
+    with mock.patch("elena_jax.passes.materialize.FUSED_DEPTH", materialize.DEPTH):
+        return materialized(optimize(program))
+
+
 def test_values_xla_computes_once_are_materialized_deeper():
     """Campaign H's p19 (session 26, 27): every read of x and v is elementwise and through the
     whole array, and XLA fuses them into one loop computing each element once; materialized 16
@@ -838,9 +841,7 @@ def test_values_xla_computes_once_are_materialized_deeper():
     x, v = rng.random((50, 2)), rng.standard_normal((50, 2))
     assert materialized(optimize(traced(reflect, x, v, 4))) == 0
     deep = traced(reflect, x, v, 40)
-    with mock.patch("elena_jax.passes.materialize.FUSED_DEPTH", materialize.DEPTH):
-        strict = materialized(optimize(deep))
-    assert 0 < materialized(optimize(deep)) < strict / 2
+    assert 0 < materialized(optimize(deep)) < materialized_at_depth(deep) / 2
     a = rng.normal(size=(64, 8))  # NB: the lanes' assemble is one more elementwise reader
     assert materialized(optimize(traced(alternating_columns, a, 4))) == 0
     assert materialized(optimize(traced(reflect_with_mean, x, v, 10))) > 0
@@ -848,9 +849,7 @@ def test_values_xla_computes_once_are_materialized_deeper():
     # a review's find (session 27): read by tanh, x was left 64 ops deep; 64 steps of 500,000 ran
     # 82 ms against 60 materialized at DEPTH, and exp/sin oscillators 3x
     steps = traced(tanh_steps, x, 20)
-    with mock.patch("elena_jax.passes.materialize.FUSED_DEPTH", materialize.DEPTH):
-        strict = materialized(optimize(steps))
-    assert materialized(optimize(steps)) == strict > 0
+    assert materialized(optimize(steps)) == materialized_at_depth(steps) > 0
     for f, args in [(reflect, (x, v, 40)), (reflect_with_mean, (x, v, 10)), (sines, (x, 10)),
                     (alternating_columns, (a, 4)), (tanh_steps, (x, 20))]:
         check_against_numpy(f, *args)

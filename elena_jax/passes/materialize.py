@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from ..ir import Access, Op, Program
 from ..view import contiguous, placed
+from . import vectorize
 from ._rewrite import copy_program, final_reads
 from .lanes import placed_lanes
 
@@ -55,10 +56,9 @@ FUSED_DEPTH = 64
 #: one (exp, sin, tanh, a division: merge.EXPENSIVE): XLA ends a fusion there and computes the cheap
 #: values it reads again in each fusion (``x, y = x + 0.01 * sin(y), y - 0.01 * exp(-x * x)``, 64 steps
 #: of 300,000: 1.1 s materialized at FUSED_DEPTH, 0.38 at DEPTH; a review's find, session 27).
-CHEAP = {"add", "subtract", "multiply", "negative", "positive", "absolute", "maximum", "minimum", "fmax", "fmin",
-         "clip", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
-         "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
-         "copysign", "sign", "square"}
+CHEAP = vectorize.CHEAP | {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+                           "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+                           "invert", "copysign", "sign", "square"}
 
 
 def in_memory(a: Access) -> bool:
@@ -87,8 +87,9 @@ def readers(ops: list[Op], finals: list[Access]) -> tuple[list[int], list[bool]]
     called = {writer[a.storage.id] for a in finals if a.storage.id in writer}
     fused = [False] * len(ops)  # op j's values are read only by one fused loop of elementwise ops
     for j in reversed(range(len(ops))):
-        fused[j] = not (j in called and reads[j]) and len({(a.storage.id, a.view) for _, a in reads[j]}) <= 1 and all(
-            aligned(ops[k], a) and fused[k] for k, a in reads[j])
+        views = {(a.storage.id, a.view) for _, a in reads[j]}
+        fused[j] = (not (j in called and reads[j]) and len(views) <= 1
+                    and all(aligned(ops[k], a) and fused[k] for k, a in reads[j]))
     count = [len({k for k, _ in reads[i]}) + (i in called) for i in range(len(ops))]
     return count, fused
 
