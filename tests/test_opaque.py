@@ -117,7 +117,8 @@ def test_a_value_computed_once_is_not_computed_again_in_each_reader():
     """Euler steps of a pendulum: XLA:CPU computed each step's state again in every fusion that read
     it, from the first step on (of 100 steps 10,100 additions and 5,050 sines where there are 400
     and 100; of the 30 here 930 additions), also behind optimization barriers; computed once, each is
-    computed once."""
+    computed once. (XLA:GPU computes each once as it is: 60 additions on an H200, where
+    `computed_once` leaves it as it is.)"""
     def steps(keep, x, v, a):
         xs = []
         for t in range(30):
@@ -131,4 +132,6 @@ def test_a_value_computed_once_is_not_computed_again_in_each_reader():
         adds = {keep: jax.jit(functools.partial(steps, keep)).lower(*args).compile().as_text().count(" add(")
                 for keep in (opaque.computed_once, jax.lax.optimization_barrier, lambda x: x)}
     once, *others = adds.values()
-    assert once <= 4 * 30 and all(n >= 30 * 31 for n in others)
+    assert once <= 4 * 30
+    if jax.default_backend() == "cpu":
+        assert all(n >= 30 * 31 for n in others)

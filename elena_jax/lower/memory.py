@@ -290,13 +290,39 @@ def cast(x, dtype):
         if dtype == np.uint64:
             return _unsigned(t, dtype)
         x = _signed(t, _VIA[dtype])
-    return lax.convert_element_type(x, dtype)
+    return converted(x, dtype)
+
+
+def converted(x, dtype):
+    """``x.astype(dtype)``; a value rounded to a float type kept rounded on every backend.
+
+    NB: XLA:GPU (its excess precision, on by default) drops a rounding convert that a widening
+    one follows: float64 -> float16 -> float32 became float64 -> float32, int32 2049 -> float16
+    -> float32 was 2049.0, never rounded to float16 (float16 loops, float16 sums and rounding to
+    odd gave other values than NumPy's on an H200). A ``reduce_precision`` to the float type's own
+    format, an identity XLA keeps, stands between."""
+    dtype = np.dtype(dtype)
+    y = x.astype(dtype)
+    if _rounds(x.dtype, dtype):
+        info = jnp.finfo(dtype)
+        y = lax.reduce_precision(y, exponent_bits=info.nexp, mantissa_bits=info.nmant)
+    return y
+
+
+def _rounds(src: np.dtype, dtype: np.dtype) -> bool:
+    """Whether converting ``src`` values to the float ``dtype`` can round them: from a wider float,
+    or from integers with more bits than its significand."""
+    if dtype.kind != "f":
+        return False
+    if src.kind == "f":
+        return dtype.itemsize < src.itemsize
+    return src.kind in "iu" and np.iinfo(src).bits - (src.kind == "i") > np.finfo(dtype).nmant + 1
 
 
 @jax.custom_jvp
 def _to_float16(x):
     """float64 ``x`` as float16, rounded once as NumPy rounds."""
-    return lax.convert_element_type(_float32_rounded_to_odd(x), np.float16)
+    return converted(_float32_rounded_to_odd(x), np.float16)
 
 
 @_to_float16.defjvp
@@ -313,7 +339,7 @@ def _float32_rounded_to_odd(x):
     rounding it to float16 is the one correct rounding of ``x`` (float32 has more than float16's
     11 bits + 2). NB: XLA converts float64 to float16 through float32 rounded to nearest, which
     rounds twice: 0.500244140625 * (1 + 2**-40) became float16's 0.5, NumPy's is 0.50048828125."""
-    y = x.astype(np.float32)
+    y = converted(x, np.float32)
     near = y.astype(x.dtype)
     bits = lax.bitcast_convert_type(y, np.uint32)
     bits = jnp.where(jnp.abs(near) > jnp.abs(x), bits - 1, bits)  # NB: sign and magnitude: one step to zero

@@ -15,7 +15,7 @@ one (delta2bbox of 1e6 boxes on an H100: 13 kernels and 153 MiB of temporaries
 with barriers, 2 kernels and none without;
 bench/results/20261126_gpu.md).
 
-`computed_once` hides nothing: it makes XLA keep a value in memory instead of
+`computed_once` hides nothing: it makes XLA:CPU keep a value in memory instead of
 computing it again in each fusion that reads it (passes/materialize.py).
 
 Invariant: `rounded`, `unfolded`, `unfolded_whole` and `apart_on_cpu` return their
@@ -204,7 +204,7 @@ def _hidden_together(values: tuple) -> tuple:
 
 
 def _as_is(x):
-    """Another backend's branch of `apart_on_cpu`: nothing to do."""
+    """Another backend's branch of `apart_on_cpu` and `computed_once`: nothing to do."""
     return x
 
 
@@ -229,19 +229,25 @@ def apart_on_cpu(x):
 
 
 def computed_once(x):
-    """``x`` as it is, divided by a 1 XLA cannot fold away: a division is an expensive op to XLA,
-    which it never fuses into two readers, so it computes ``x`` once and keeps it in memory where
-    it would compute it again in every fusion that reads it (see passes/materialize.py).
+    """``x`` as it is, computed once: XLA:CPU would compute it again in every fusion that reads it
+    (see passes/materialize.py); there it is divided by a 1 XLA cannot fold away (`_divided_by_one`).
+    Elsewhere it is left as it is: XLA:GPU computed each state of a 30-step pendulum once without
+    (60 additions, an H200), and its division changed NaNs' bits (0x7fffffff)."""
+    return _per_backend(jnp.asarray(x), _divided_by_one, _as_is)
+
+
+def _divided_by_one(x):
+    """``x / 1``: a division is an expensive op to XLA, which it never fuses into two readers, so
+    it computes ``x`` once and keeps it in memory.
 
     NB: an optimization_barrier does not: XLA:CPU drops it before fusion. Integers divide by an
     integer 1 (a division by a variable is expensive too), bools as int8, complex numbers part by
     part. ``x / 1.0`` is ``x`` for every float but the two XLA:CPU arithmetic changes anyway:
     subnormals (flushed to zero) and signaling NaNs (made quiet)."""
-    x = jnp.asarray(x)
     if jnp.issubdtype(x.dtype, jnp.complexfloating):
-        return lax.complex(computed_once(lax.real(x)), computed_once(lax.imag(x)))
+        return lax.complex(_divided_by_one(lax.real(x)), _divided_by_one(lax.imag(x)))
     if x.dtype == np.bool_:
-        return computed_once(x.astype(np.int8)) != 0
+        return _divided_by_one(x.astype(np.int8)) != 0
     if jnp.issubdtype(x.dtype, jnp.floating):
         return lax.div(x, opaque_one(x))
     return lax.div(x, opaque_one(x.astype(np.float32)).astype(x.dtype))

@@ -24,7 +24,7 @@ from jax import lax
 from .. import view as V
 from . import memory
 from .lazy import Lazy
-from .memory import cast
+from .memory import cast, converted
 from .opaque import (
     apart_on_cpu,
     broadcast_together,
@@ -594,7 +594,7 @@ def _hypot(x, y):
 def _hypot_value(x, y):
     if x.dtype == np.float32:
         xd, yd = x.astype(np.float64), y.astype(np.float64)  # NB: exact squares: no FMA to avoid
-        r = lax.sqrt(xd * xd + yd * yd).astype(np.float32)
+        r = converted(lax.sqrt(xd * xd + yd * yd), np.float32)
     else:
         r = _hypot_double(x, y)
     r = jnp.where(jnp.isnan(x) | jnp.isnan(y), x + y, r)  # NB: a NaN operand, as the C library returns it
@@ -833,7 +833,7 @@ def reduce(ins, outs, name, axes, keepdims, dtype, initial=None, masked=False, o
         return [_fold(x, ins[1] if masked else None, name, axes, keepdims, dtype, initial, wide)]
     if initial is not None:
         r = ufunc_impl(name)(*_unfolded(name, (r, cast(initial, r.dtype))))
-    return [r.astype(dtype)]
+    return [converted(r, dtype)]
 
 
 def _selection_sum(x, mask, start):
@@ -889,7 +889,8 @@ def _product(xs, initial, order: str, pieces: tuple, stored):
     if order != "sequential":
         return in_pieces(xs, start, _folded_multiply, *pieces, stored)
     if xs.dtype == np.float16:
-        return sequential(xs, start, lambda t, v: _multiply(t.astype(np.float32), v.astype(np.float32)).astype(t.dtype))
+        wide = np.dtype(np.float32)
+        return sequential(xs, start, lambda t, v: converted(_multiply(t.astype(wide), v.astype(wide)), t.dtype))
     # NB: of complex numbers NumPy's elementwise product in every mode (with fma=True XLA's product
     # was NumPy's in 44 of 200 columns' a.prod(axis=0))
     return sequential(xs, start, _complex_multiply if xs.dtype.kind == "c" else _multiply)
@@ -915,7 +916,7 @@ def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, init
     else:
         start = jnp.full(shape, initial, dtype)
     compute = np.dtype(np.float32) if wide else dtype
-    r = _running(name, compute, start.astype(compute), xs.astype(compute), ms)[0].astype(dtype)
+    r = converted(_running(name, compute, start.astype(compute), xs.astype(compute), ms)[0], dtype)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else shape)
 
 
@@ -1096,10 +1097,10 @@ def ufunc_at(ins, outs, name, key, loop, n_key):
         value = cast(ins[1 + n_key], loop[1])
         ref = x.astype(loop[0]).at[k]
         method = _AT[name] if np.dtype(loop[0]) != np.bool_ else _BOOL_AT[name]
-        return [getattr(ref, method)(value, unique_indices=name == "multiply").astype(x.dtype)]
+        return [converted(getattr(ref, method)(value, unique_indices=name == "multiply"), x.dtype)]
     if name == "subtract" and one_scatter:
         value = cast(ins[1 + n_key], loop[1])
-        return [x.astype(loop[0]).at[k].add(-value).astype(x.dtype)]
+        return [converted(x.astype(loop[0]).at[k].add(-value), x.dtype)]
     return [_sequential_at(x, k, name, loop, ins[1 + n_key :])]
 
 

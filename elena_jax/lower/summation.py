@@ -31,7 +31,7 @@ import numpy as np
 from jax import lax
 
 from .lazy import MAX_SLICED, Lazy
-from .memory import cast
+from .memory import cast, converted
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
@@ -71,7 +71,7 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = _start(start, x.dtype, x.shape[:-1])
     step = _keeping(lambda total, piece: total + piece, stored)  # NB: in turn, as NumPy's loop meets each buffer
-    return _in_turn(step, total, jnp.moveaxis(pieces, -1, 0), shared=n >= _SHARED).astype(dtype)
+    return converted(_in_turn(step, total, jnp.moveaxis(pieces, -1, 0), shared=n >= _SHARED), dtype)
 
 
 def _chunked(f, x, size: int | None):
@@ -145,7 +145,7 @@ def in_pieces(x, start, op, block: int, piece: int, stored=None):
     full = n - n % block
     if full:
         total = lax.scan(lambda t, b: (one_block(t, b), None), total, x[:full].reshape(-1, block, *x.shape[1:]))[0]
-    return (one_block(total, x[full:]) if n > full else total).astype(dtype)
+    return converted(one_block(total, x[full:]) if n > full else total, dtype)
 
 
 def _in_turn(step, total, terms, shared: bool):
