@@ -294,7 +294,7 @@ def cast(x, dtype):
 
 
 def converted(x, dtype):
-    """``x.astype(dtype)``; a value rounded to a float type kept rounded on every backend.
+    """``x`` converted to ``dtype``; a value rounded to a float type kept rounded on every backend.
 
     NB: XLA:GPU (its excess precision, on by default) drops a rounding convert that a widening
     one follows: float64 -> float16 -> float32 became float64 -> float32, int32 2049 -> float16
@@ -302,7 +302,7 @@ def converted(x, dtype):
     odd gave other values than NumPy's on an H200). A ``reduce_precision`` to the float type's own
     format, an identity XLA keeps, stands between."""
     dtype = np.dtype(dtype)
-    y = x.astype(dtype)
+    y = lax.convert_element_type(x, dtype)  # NB: complex to real warns as NumPy does (ComplexWarning)
     if _rounds(x.dtype, dtype):
         info = jnp.finfo(dtype)
         y = lax.reduce_precision(y, exponent_bits=info.nexp, mantissa_bits=info.nmant)
