@@ -39,6 +39,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", default=None, help="output path of the JSON report")
     p.add_argument("--repeats", type=int, default=20, help="timed calls after warm-up (>= 20)")
     p.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers to run")
+    p.add_argument("--pipelined", action="store_true",
+                   help="also time the JAX peers' calls issued back to back (device time per call)")
     p.add_argument("--report", default=None, metavar="JSON",
                    help="only rewrite the markdown report and plots of an existing JSON report")
     return p
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> dict:
     for name, n in bar:
         bar.set_description(f"{name} n={n:g}")
         rows.append(run_case(CASES[name], n, args.repeats, peers, args.device, skip,
-                             progress=lambda peer: bar.set_postfix_str(peer)))
+                             progress=lambda peer: bar.set_postfix_str(peer), pipelined=args.pipelined))
         # NB: the rows so far, so that a run stopped midway keeps them (`--report` renders them)
         save_json(report, out)
     report["machine"] = machine()  # the load average and date at the end of the run

@@ -32,7 +32,7 @@ DEFAULT_CASES=valid_flags,delta2bbox,delta2bbox_cls84,tblr2bbox,gen_base_anchors
 DEFAULT_CASES=$DEFAULT_CASES,xyxy_xywh,grid_anchors,standardize,box_blur,jacobi,normalize_channels,wave_1d,nms
 CASES=${CASES:-$DEFAULT_CASES}
 PEERS=numpy,elena_jax,elena_jax_noopt,elena_jax_numpy_io,jax_at,jax,elena_jax_kernel,torch
-timeout "$BENCH_S" $PY -m bench --device gpu --cases "$CASES" --peers "$PEERS" --repeats 20 \
+timeout "$BENCH_S" $PY -m bench --device gpu --cases "$CASES" --peers "$PEERS" --repeats 20 --pipelined \
   --json "$OUT/gpu.json" >"$OUT/bench.log" 2>&1
 echo "bench rc $?" >>"$OUT/bench.log"
 [ -f "$OUT/gpu.md" ] || $PY -m bench --report "$OUT/gpu.json" >>"$OUT/bench.log" 2>&1

@@ -20,10 +20,10 @@ machine it measures the GPU (bench/gpu_check.sh runs the benchmark and the GPU t
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
-import time
 from collections.abc import Callable
 
 import jax
@@ -32,29 +32,11 @@ import elena_jax
 from elena_jax.lower import rules
 
 from .cases import CASES
-from .harness import prepare, split_args, time_interleaved
+from .harness import prepare, split_args, time_interleaved, time_pipelined
 
 _NOT_KERNELS = {"parameter", "tuple", "get-tuple-element", "bitcast", "constant"}
 _UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
 REPEATS = 60
-PIPELINED = 50  # back-to-back calls per pipelined round
-
-
-def pipelined_ms(compiled: dict, args: list, rounds: int = 5) -> dict[str, float]:
-    """Per variant, the best over ``rounds`` (variants taking turns) of the mean time of
-    PIPELINED calls issued back to back and waited for once: the device's own time per call
-    wherever it exceeds the dispatch of a call, without the wait for each result that the
-    median includes."""
-    best = dict.fromkeys(compiled, float("inf"))
-    for _ in range(rounds):
-        for variant, f in compiled.items():
-            jax.block_until_ready(f(*args))
-            t0 = time.perf_counter()
-            for _ in range(PIPELINED):
-                out = f(*args)
-            jax.block_until_ready(out)
-            best[variant] = min(best[variant], 1e3 * (time.perf_counter() - t0) / PIPELINED)
-    return best
 
 
 def kernels(hlo: str) -> list[str]:
@@ -103,10 +85,10 @@ def measure(name: str, n: int, hlo_dir: str | None = None) -> list[dict]:
         programs[variant] = compiled
         timed[variant] = prepare(compiled, lambda: args, lambda out, args: {}, jax.block_until_ready)
     time_interleaved(timed, REPEATS)  # NB: the benchmark's own rounds, so that ratios hold within one run
-    pipelined = pipelined_ms(programs, args)
+    pipelined = time_pipelined({v: functools.partial(c, *args) for v, c in programs.items()})
     for row in rows:
         row["median_ms"] = 1e3 * timed[row["variant"]]["median_s"]
-        row["pipelined_ms"] = pipelined[row["variant"]]
+        row["pipelined_ms"] = 1e3 * pipelined[row["variant"]]
     return rows
 
 

@@ -133,7 +133,7 @@ def test_command_line_writes_json_table_and_plots(tmp_path):
     out = tmp_path / "r.json"
     peers = "numpy,elena_jax,jax_at,jax,numba,torch,tensorflow"
     report = bench.main(["--quick", "--cases", "clip_boxes", "--sizes", "1000", "--repeats", "20",
-                         "--peers", peers, "--json", str(out)])
+                         "--peers", peers, "--json", str(out), "--pipelined"])
     data = json.loads(out.read_text())
     assert data["machine"]["cores"] and data["machine"]["versions"]["jax"]
     res = data["rows"][0]["results"]
@@ -141,6 +141,8 @@ def test_command_line_writes_json_table_and_plots(tmp_path):
     assert res["jax_at"]["status"] == "ok" and res["jax_at"]["scatter"] >= 1
     assert res["jax_best"]["variant"].startswith("jax:")
     assert res["tensorflow"]["status"] == "skipped"
+    # NB: --pipelined: the JAX peers' device time per call, not NumPy's (it has no device)
+    assert res["jax_at"]["pipelined_s"] > 0 and "pipelined_s" not in res["numpy"]
     if elena_jax is not None:
         assert res["elena_jax"]["status"] == "ok", res["elena_jax"]
         assert res["elena_jax"]["scatter"] == 0 and res["elena_jax"]["gather"] == 0
@@ -150,6 +152,9 @@ def test_command_line_writes_json_table_and_plots(tmp_path):
     assert table.count("| clip_boxes | 1000 |") >= 3  # times, targets, memory
     assert "## Against the targets" in table and "time / jax_best <= 1.1:" in table
     assert "time / as exact <= 1.1:" in table
+    if elena_jax is not None:
+        assert res["elena_jax"]["pipelined_s"] > 0
+        assert "## Device time per call" in table and "| clip_boxes | 1000 | " in table.split("## Device time")[1]
     assert [p[-4:] for p in report["outputs"][2:]] == [".png", ".png"]
     (tmp_path / "r.md").unlink()
     bench.main(["--report", str(out)])  # the markdown report again, from the JSON alone
