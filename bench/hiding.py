@@ -43,7 +43,9 @@ def kernels(hlo: str) -> list[str]:
     """The opcodes of the entry computation's instructions that run as kernels."""
     entry = hlo[hlo.index("ENTRY"):]
     entry = entry[:entry.index("\n}")]
-    return [op for op in re.findall(r"=\s*\S+\s+([a-z\-]+)\(", entry) if op not in _NOT_KERNELS]
+    # NB: a multi-output fusion's shape is a tuple, with spaces in it: ``%f = (f32[4]{0}, f32[4]{0}) fusion(``
+    shape = r"(?:\([^()]*\)|\S+)"
+    return [op for op in re.findall(rf"%\S+ = {shape} ([a-z\-]+)\(", entry) if op not in _NOT_KERNELS]
 
 
 def _compiled(fn: Callable, args: list, unhidden: bool = False):

@@ -185,3 +185,6 @@ def test_hiding_counts_kernels_of_every_variant(capsys):
     hlo = "HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n" \
           "  %f = f32[4] fusion(f32[4] %p), kind=kLoop\n  ROOT %c = f32[4] copy(f32[4] %f)\n}\n"
     assert hiding.kernels(hlo) == ["fusion", "copy"]
+    # NB: a multi-output fusion (a tuple shape, with spaces in it) is a kernel too
+    two = hlo.replace("%f = f32[4] fusion", "%f = (f32[4]{0}, f32[4]{0}) fusion")
+    assert hiding.kernels(two) == ["fusion", "copy"]
