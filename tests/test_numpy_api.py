@@ -703,7 +703,8 @@ MANIP = {
                          np.pad(a, 2, mode="edge"), np.pad(a, 1, mode="reflect"), np.pad(a, 1, mode="wrap")),
     # selection
     "where": lambda a, b: (np.where(a > 0, a, b[:, ::2]), np.where(a > 1, a, 0), np.where(a > 1, 1.5, 2)),
-    "take": lambda a, b: (np.take(a, [0, 2, 2]), np.take(a, [3, 0], axis=1), np.take(a.T, 1, axis=0)),
+    "take": lambda a, b: (np.take(a, [0, 2, 2]), np.take(a, [3, 0], axis=1), np.take(a.T, 1, axis=0),
+                          np.take(a, [], axis=0), np.take(a, [[]], axis=-1), np.take(a, [1.5, True, "2"])),
     "take_along_axis": lambda a, b: np.take_along_axis(a, np.argsort(a, axis=1), axis=1),
     "clip": lambda a, b: (np.clip(a, 0, 2), np.clip(a.T, b[:, 0], 2), np.clip(a, None, 1), np.clip(a, 1, None)),
     "sort": lambda a, b: (np.sort(a), np.sort(a.T, axis=0), np.sort(a, axis=None)),
@@ -1560,6 +1561,22 @@ def _raises_as_numpy(f, *args, checked: bool = False) -> None:
         f(*copy.deepcopy(args))
     with pytest.raises(want.type, match=re.escape(str(want.value))):
         elena_jax.functionalize(f, checked=checked)(*args)
+
+
+@pytest.mark.parametrize("indices, error", [([None], TypeError), ([1j], TypeError), ([np.nan], ValueError),
+                                            ([1e30], OverflowError), (np.array([0.0]), TypeError)])
+def test_take_reads_a_sequence_of_indices_as_numpy(indices, error):
+    """NumPy's take reads a list or tuple as ``np.asarray(indices, np.intp)``, element by element:
+    ``[]``, ``[1.5]`` and ``["2"]`` are indices (the fuzzer's find, library-dtypes seed 28: ``np.take(b,
+    [], axis=-2)`` raised a cast's TypeError), ``[None]`` and ``[nan]`` its errors; a float array stays
+    a cast error. Raised as NumPy's, at the user's line."""
+    def f(a):
+        return np.take(a, indices)
+
+    with pytest.raises(error):
+        f(np.arange(3.0))
+    with pytest.raises(error, match="test_numpy_api.py"):
+        elena_jax.functionalize(f)(np.arange(3.0))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint8])

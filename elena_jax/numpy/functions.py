@@ -1077,6 +1077,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     range first, as NumPy does. NumPy's errors of the shapes, of constant indices and of ``mode``
     come from NumPy, run on a probe."""
     indices = sequence_as_array(indices)
+    if isinstance(indices, (list, tuple)):  # NB: NumPy reads a sequence as intp, element by element (int())
+        try:
+            indices = np.asarray(indices, np.intp)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise located(type(e), str(e)) from None
     indices = indices if isinstance(indices, Tracer) else np.asarray(indices)
     if indices.dtype.kind not in "iub":
         return _take(a, indices, axis=axis, out=out, mode=mode)  # NB: NumPy's casting errors
