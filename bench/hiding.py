@@ -23,7 +23,6 @@ import argparse
 import functools
 import json
 import os
-import re
 from collections.abc import Callable
 
 import jax
@@ -43,9 +42,25 @@ def kernels(hlo: str) -> list[str]:
     """The opcodes of the entry computation's instructions that run as kernels."""
     entry = hlo[hlo.index("ENTRY"):]
     entry = entry[:entry.index("\n}")]
-    # NB: a multi-output fusion's shape is a tuple, with spaces in it: ``%f = (f32[4]{0}, f32[4]{0}) fusion(``
-    shape = r"(?:\([^()]*\)|\S+)"
-    return [op for op in re.findall(rf"%\S+ = {shape} ([a-z\-]+)\(", entry) if op not in _NOT_KERNELS]
+    ops = []
+    for line in entry.splitlines()[1:]:
+        _, eq, rest = line.partition(" = ")
+        if eq:
+            ops.append(_after_shape(rest).split("(", 1)[0])
+    return [op for op in ops if op and op not in _NOT_KERNELS]
+
+
+def _after_shape(text: str) -> str:
+    """``text`` past the shape it begins with. NB: a multi-output fusion's or a loop's shape is a
+    tuple, nested and with spaces in it: ``(s32[], (f32[4]{0}, f32[4]{0})) while(``."""
+    if not text.startswith("("):
+        return text.split(" ", 1)[-1]
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth == 0:
+            return text[i + 1:].lstrip()
+    return ""
 
 
 def _compiled(fn: Callable, args: list, unhidden: bool = False):

@@ -188,3 +188,5 @@ def test_hiding_counts_kernels_of_every_variant(capsys):
     # NB: a multi-output fusion (a tuple shape, with spaces in it) is a kernel too
     two = hlo.replace("%f = f32[4] fusion", "%f = (f32[4]{0}, f32[4]{0}) fusion")
     assert hiding.kernels(two) == ["fusion", "copy"]
+    loop = hlo.replace("%f = f32[4] fusion", "%f = (s32[], (f32[4]{0}, f32[4]{0})) while")
+    assert hiding.kernels(loop) == ["while", "copy"]

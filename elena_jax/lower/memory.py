@@ -310,10 +310,12 @@ def converted(x, dtype):
 
 
 def _rounds(src: np.dtype, dtype: np.dtype) -> bool:
-    """Whether converting ``src`` values to the float ``dtype`` can round them: from a wider float,
-    or from integers with more bits than its significand."""
+    """Whether converting ``src`` values to the float ``dtype`` can round them: from a wider float
+    (a complex one's real part too), or from integers with more bits than its significand."""
     if dtype.kind != "f":
         return False
+    if src.kind == "c":  # NB: complex to real converts the real part
+        src = np.finfo(src).dtype
     if src.kind == "f":
         return dtype.itemsize < src.itemsize
     return src.kind in "iu" and np.iinfo(src).bits - (src.kind == "i") > np.finfo(dtype).nmant + 1

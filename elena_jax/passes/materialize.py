@@ -19,8 +19,9 @@ one it does as a select over the whole storage (view.placed: at least half of
 it, or with steps) continues the chain of the storage's value and the written
 one, as XLA fuses that select into the storage's readers. A value DEPTH ops deep that two or
 more ops (or the caller) read is materialized in place: a ``materialize`` op
-follows its writer, and the lowering computes it through an operation XLA
-does not duplicate (lower/opaque.computed_once).
+follows its writer, and the lowering computes it through an operation XLA:CPU
+does not duplicate (lower/opaque.computed_once; XLA:GPU did not duplicate a
+30-step pendulum's states without one, where it is the identity).
 
 Except where XLA computes it once anyway: a value that only cheap elementwise
 ops read (`aligned`: no exp, sin, division, ... where XLA ends a fusion), all
