@@ -98,7 +98,7 @@ from hypothesis import strategies as st
 from ._aliases import copy_tree
 from .lower import opaque
 from .numpy.ufuncs import numpy_folds
-from .testing import RTOL, assert_same, check_against_numpy
+from .testing import RTOL, assert_same, check_against_numpy, rounding_chains
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
 
@@ -1137,6 +1137,20 @@ def _assert_leaves(got, want, rtol: float | None, what: str) -> None:
 
 
 @_quiet()
+def check_rounding_kept(program: Program) -> None:
+    """The program, lowered (as for a GPU in a campaign with ``as_gpu``), holds no convert that
+    rounds followed by one that widens (`testing.rounding_chains`): XLA:GPU drops such a rounding,
+    which XLA:CPU, running the campaign, keeps (an H200's float16 failures, 2026-11-28)."""
+    import elena_jax
+
+    f = compile_program(program.steps)
+    with jax.enable_x64(True), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hlo = jax.jit(elena_jax.functionalize(f)).lower(*program.copy_inputs()).as_text(dialect="hlo")
+    chains = rounding_chains(hlo)
+    assert not chains, _message(program, f"a rounding convert that a widening one follows: {chains}")
+
+
 def check_vmap(program: Program, optimize=(True, False)) -> None:
     """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
     (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments.
@@ -1451,7 +1465,8 @@ class Campaign:
     style: str = "general"  # a key of STYLES
     vmap_every: int = 50  # every k-th program is also checked under jax.vmap (0: none)
     grad_every: int = 50  # every k-th program with a float input is also checked under jax.grad (0: none)
-    as_gpu: bool = False  # lower every program as for a GPU (lower/opaque.py's lowered_as_gpu)
+    as_gpu: bool = False  # lower every program as for a GPU (lower/opaque.py's lowered_as_gpu), and check
+    # each for rounding a GPU drops (check_rounding_kept)
 
 
 def check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]]:
@@ -1481,10 +1496,11 @@ def _check_range(c: Campaign, start: int, stop: int) -> tuple[int, list[Failure]
             for pos, (i, p) in enumerate(zip(indices, batch)):
                 if i % c.eager_every == 0 and p.error is None and pos not in failed:
                     found += [Failure(pos, f.program, f.message, f.known) for f in batch_failures([p], jit=False)]
-        for every, checker in ((c.vmap_every, check_vmap), (c.grad_every, check_grad)):
+        checks = ((c.vmap_every, check_vmap), (c.grad_every, check_grad)) + ((1, check_rounding_kept),) * c.as_gpu
+        for every, checker in checks:
             for pos, (i, p) in enumerate(zip(indices, batch)):
                 if every and i % every == 0 and p.error is None and p.alias is None and pos not in failed \
-                        and (checker is check_vmap or any(x.dtype.kind == "f" for x in p.inputs)):
+                        and (checker is not check_grad or any(x.dtype.kind == "f" for x in p.inputs)):
                     found += _transform_failures(pos, p, checker)
         failures += [Failure(indices[f.index], f.program, f.message, f.known) for f in found]
         done += len(range(lo, min(lo + c.batch, stop)))

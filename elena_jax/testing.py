@@ -4,10 +4,12 @@
 arguments and through elena_jax on other copies (passes on and off), and
 compares the results (values and dtypes) and every argument after the call.
 The copies share memory as the arguments do (``f(x, x[1:])`` stays aliased).
+`rounding_chains(hlo)` finds, in a lowered program, the rounding a GPU would drop.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import jax
@@ -57,3 +59,26 @@ def check_against_numpy(f: Callable, *args, optimize: Sequence[bool] = (True, Fa
                 assert isinstance(g, np.ndarray), f"argument leaf {k} is no longer a NumPy array"
                 assert_same(g, w, rtol, atol, f"argument leaf {k} after the call (optimize={opt})")
     return want
+
+
+_FLOATS = ("f16", "bf16", "f32", "f64")
+_SIGNIFICAND = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53, "s8": 7, "s16": 15, "s32": 31, "s64": 63,
+                "u8": 8, "u16": 16, "u32": 32, "u64": 64, "pred": 1}
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?([\w.\-]+) = (\w+)\[[^\]]*\](?:\{[^}]*\})? ([\w-]+)\(%?([\w.\-]*)")
+
+
+def rounding_chains(hlo: str) -> list[str]:
+    """The ``convert(convert(x))`` of a program's HLO text (``lowered.as_text(dialect="hlo")``) whose
+    inner convert rounds to a float type and whose outer one widens it again, as ``"f64 -> f16 -> f32"``:
+    XLA:GPU's excess precision (on by default) drops the inner rounding of such a chain
+    (lower/memory.converted keeps them apart)."""
+    found = []
+    for computation in hlo.split("\n\n"):
+        defs = {m[1]: (m[2], m[3], m[4]) for m in map(_INSTRUCTION.match, computation.splitlines()) if m}
+        for ty, op, arg in defs.values():
+            inner = defs.get(arg) if op == "convert" else None
+            if inner and inner[1] == "convert" and inner[2] in defs and ty in _FLOATS and inner[0] in _FLOATS:
+                src, mid = _SIGNIFICAND.get(defs[inner[2]][0], 0), _SIGNIFICAND[inner[0]]
+                if src > mid < _SIGNIFICAND[ty]:
+                    found.append(f"{defs[inner[2]][0]} -> {inner[0]} -> {ty}")
+    return found

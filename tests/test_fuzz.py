@@ -92,6 +92,19 @@ def test_random_programs_lowered_as_for_a_gpu_match_numpy(style, lo, hi):
     assert_campaign_agrees(c, lo, hi)
 
 
+def test_a_campaign_lowered_as_for_a_gpu_finds_rounding_a_gpu_drops(monkeypatch):
+    """With ``as_gpu``, every program's lowering is searched for a convert that rounds followed by one
+    that widens (XLA:GPU drops the rounding; XLA:CPU, running the campaign, keeps it): found once
+    lower/memory.converted stops keeping them apart, none with it."""
+    from elena_jax.lower import memory
+
+    c = Campaign(seed=7, style="dtypes", vmap_every=0, grad_every=0, eager_every=0, as_gpu=True, keep_going=True)
+    assert check_range(c, 36, 42) == (6, [])
+    monkeypatch.setattr(memory, "_rounds", lambda src, dtype: False)
+    found = check_range(c, 36, 42)[1]  # NB: program 39 rounds float32 to float16 and reads it as float32
+    assert [f.index for f in found] == [39] and "a rounding convert that a widening one follows" in found[0].message
+
+
 @SAMPLE
 @given(programs(max_steps=5))
 def test_random_programs_match_numpy_op_by_op(program):

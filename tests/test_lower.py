@@ -2,7 +2,6 @@
 
 import contextlib
 import math
-import re
 import warnings
 from fractions import Fraction
 
@@ -17,7 +16,7 @@ from marks import rotated, slow_beyond
 import elena_jax
 from elena_jax import view as V
 from elena_jax.lower import memory, opaque
-from elena_jax.testing import assert_same, check_against_numpy
+from elena_jax.testing import assert_same, check_against_numpy, rounding_chains
 
 # NB: on a GPU, XLA's float32 division, its pow (also np.power(x, 2): the exponent is hidden),
 # fmod, complex products, exp2 (float32 at 2**127, float64 at 0.5), complex abs and complex64
@@ -503,27 +502,6 @@ def test_a_rounding_convert_is_kept_apart_from_a_widening_one(src, dst, rounds):
     with jax.enable_x64(True):
         text = jax.jit(lambda x: memory.cast(x, dst).astype(np.float64)).lower(np.ones(3, src)).as_text()
     assert ("reduce_precision" in text) == rounds
-
-
-_SIGNIFICAND = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53, "s8": 7, "s16": 15, "s32": 31, "s64": 63,
-                "u8": 8, "u16": 16, "u32": 32, "u64": 64, "pred": 1}
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?([\w.\-]+) = (\w+)\[[^\]]*\](?:\{[^}]*\})? ([\w-]+)\(%?([\w.\-]*)")
-
-
-def rounding_chains(hlo: str) -> list[str]:
-    """The ``convert(convert(x))`` of a program's HLO whose inner convert rounds and whose outer one
-    widens again: XLA:GPU's excess precision removes the inner rounding of such a chain."""
-    found = []
-    for computation in hlo.split("\n\n"):
-        defs = {m[1]: (m[2], m[3], m[4]) for m in map(_INSTRUCTION.match, computation.splitlines()) if m}
-        for ty, op, arg in defs.values():
-            inner = defs.get(arg) if op == "convert" else None
-            floats = ("f16", "bf16", "f32", "f64")
-            if inner and inner[1] == "convert" and inner[2] in defs and ty in floats and inner[0] in floats:
-                src, mid = _SIGNIFICAND.get(defs[inner[2]][0], 0), _SIGNIFICAND.get(inner[0], 99)
-                if src > mid < _SIGNIFICAND[ty]:
-                    found.append(f"{defs[inner[2]][0]} -> {inner[0]} -> {ty}")
-    return found
 
 
 def test_no_rounding_convert_is_followed_by_a_widening_one():
