@@ -1136,7 +1136,6 @@ def _assert_leaves(got, want, rtol: float | None, what: str) -> None:
         assert_same(g, w, rtol, what=what.format(i))
 
 
-@_quiet()
 def check_rounding_kept(program: Program) -> None:
     """The program, lowered (as for a GPU in a campaign with ``as_gpu``), holds no convert that
     rounds followed by one that widens (`testing.rounding_chains`): XLA:GPU drops such a rounding,
@@ -1151,6 +1150,7 @@ def check_rounding_kept(program: Program) -> None:
     assert not chains, _message(program, f"a rounding convert that a widening one follows: {chains}")
 
 
+@_quiet()
 def check_vmap(program: Program, optimize=(True, False)) -> None:
     """``jax.vmap`` of the program's `elena_jax.pure` form, jitted, over a batch of inputs
     (`vmap_inputs`) agrees with NumPy run on each member alone: results and final arguments.
