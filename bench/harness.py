@@ -403,7 +403,7 @@ class CaseRun:
         with jax.enable_x64(True):
             time_interleaved(self.results, self.repeats)
             issued = {k: r.pop("issue") for k, r in self.results.items() if "issue" in r}
-            for name, s in time_pipelined(issued).items() if issued else ():
+            for name, s in time_pipelined(issued).items():  # NB: nothing to time without --pipelined
                 self.results[name]["pipelined_s"] = s
         for name in ("tensorflow", "tvm", "cupy"):
             if name in self.peers:
