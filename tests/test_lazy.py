@@ -100,12 +100,13 @@ def test_a_slice_of_a_lazy_value_is_that_slice_of_its_value():
     assert long.ops == MAX_OPS and recipe(jnp.negative, (long,), -long.value) is None
 
 
-def _sliced_ops(f, x) -> int:
-    """Ops on 8-element slices in the traced program of ``f(x)``, sub-programs included."""
+def _chain_differences(f, x) -> int:
+    """The chain's differences computed on parts of a run (arrays ending in 8 lanes) in the traced
+    program of ``f(x)``, sub-programs included."""
     def count(jaxpr) -> int:
         n = 0
         for e in jaxpr.eqns:
-            n += e.primitive.name in ("sub", "mul") and e.outvars[0].aval.shape[-1:] == (8,)
+            n += e.primitive.name == "sub" and e.outvars[0].aval.shape[-1:] == (8,)
             for p in e.params.values():
                 for sub in p if isinstance(p, (tuple, list)) else [p]:
                     inner = getattr(sub, "jaxpr", None)
@@ -117,13 +118,31 @@ def _sliced_ops(f, x) -> int:
 
 
 def test_long_rows_read_the_chain_as_computed():
-    # NB: each slice of a recipe is traced and compiled; unlimited, the first call of standardize
-    # of rows of 4096 took 11 s instead of 2.9 (lazy.MAX_SLICED)
-    # NB: a difference and a product per slice, where the rows are many (summation._MANY)
-    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((256, 256))) >= 64
-    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((2, 256))) == 0
-    assert _sliced_ops(CHAINS["row_vector"], jnp.ones((256, 4096))) == 0
+    # NB: each part of a recipe is traced and compiled; unlimited, the first call of standardize
+    # of rows of 4096 took 11 s instead of 2.9 when it was computed in slices of 8 (lazy.MAX_SLICED)
+    # NB: where the rows are many (summation._MANY), a difference per part: rows of 256 and 4096
+    # are read a slab of every leaf's row at a time, 16 slabs (leaves of 128), rows of 200 (a leaf
+    # of 96 and one of 104) in 25 slices of 8 and one element
+    assert _chain_differences(CHAINS["row_vector"], jnp.ones((256, 256))) == 16
+    assert _chain_differences(CHAINS["row_vector"], jnp.ones((256, 4096))) == 16
+    assert _chain_differences(CHAINS["row_vector"], jnp.ones((512, 200))) == 25
+    assert _chain_differences(CHAINS["row_vector"], jnp.ones((2, 256))) == 0
     check(CHAINS["row_vector"], data((3, 4096), np.float64, seed=10), fma=False)
+    check(CHAINS["row_vector"], data((40, 4096), np.float64, seed=11), fma=False)
+
+
+def test_the_lanes_of_every_leaf_are_summed_at_once_and_kept():
+    # NB: rows of 256 are two leaves of 128, each 16 rows of 8 lanes: their lanes are one
+    # (rows, 2, 8) array in memory on the CPU (summation._slab); fused into the meet, each sum
+    # read its leaves' rows apart, 1.4x slower (session 29)
+    with jax.enable_x64(True):
+        x = data((500, 256), np.float64, seed=12)
+        for f in (lambda x: x.sum(axis=1), CHAINS["squares"]):
+            text = jax.jit(lambda x, f=f: elena_jax.pure(f)(x)[0]).lower(jnp.asarray(x)).compile().as_text()
+            entry = text[text.index("\nENTRY"):]
+            if jax.default_backend() == "cpu":
+                assert "= f64[500,2,8]" in entry
+            check(f, x, fma=False)
 
 
 def standardize_columns(x, eps=1e-6):

@@ -1,16 +1,17 @@
 """Elementwise values a sum computes in parts, from their recipes.
 
-NumPy's pairwise sum (summation.py) reads each run in slices of 8 elements,
-32 slices for rows of 256. XLA:CPU fuses a producer into at most 15 of its
-uses, so an elementwise chain summed over such rows (standardize's deviations
-``x - mean`` and their squares) was written to memory and read back: a pass
-over 32 MB each for 1e6 values; a sum down columns, a loop over blocks of
-rows, took the chain as the loop's input, written to memory first too. A
-`Lazy` is such a value with its recipe, the ufunc and its operands (arrays, or
-Lazy values themselves), so that a slice of it (`__getitem__`, along the last
-axis) or a block of its rows (`rows`, `blocks`) is the ufunc of its operands'
-parts, and a sum reads only the chain's inputs. Other users take its
-``value``, computed as before.
+NumPy's pairwise sum (summation.py) reads each run in parts: slices of 8
+elements (32 for rows of 256), or slabs of every leaf's row at once (16 for
+rows of 256). XLA:CPU fuses a producer into at most 15 of its uses, so an
+elementwise chain summed over such rows (standardize's deviations ``x - mean``
+and their squares) was written to memory and read back: a pass over 32 MB
+each for 1e6 values; a sum down columns, a loop over blocks of rows, took the
+chain as the loop's input, written to memory first too. A `Lazy` is such a
+value with its recipe, the ufunc and its operands (arrays, or Lazy values
+themselves), so that a part of it (a slice along the last axis,
+`__getitem__`; a block of its rows, `rows` and `blocks`; any other part of
+its arrays, `evaluate`) is the ufunc of its operands' parts, and a sum reads
+only the chain's inputs. Other users take its ``value``, computed as before.
 
 Invariant: a part of a Lazy is bit for bit that part of its ``value``: the
 same operations on the same elements.
@@ -24,10 +25,10 @@ from collections.abc import Callable
 import numpy as np
 
 MAX_OPS = 16  # ufuncs in a recipe
-# Slices times ufuncs a sum may compute a recipe in, each traced and compiled anew. Unlimited, the
+# Parts times ufuncs a sum may compute a recipe in, each traced and compiled anew. Unlimited, the
 # first call of standardize of 4e6 float64 in rows of 1024 took 0.56 -> 1.5 s, in rows of 4096
-# 2.9 -> 11 s (runs no faster); with this limit 0.56 -> 0.78 s and unchanged, rows of 256
-# 0.30 -> 0.54 s (runs 7.6 -> 4.4 ms)
+# 2.9 -> 11 s in slices of 8 (runs no faster); with this limit 0.56 -> 0.78 s and unchanged, rows
+# of 256 0.30 -> 0.54 s (runs 7.6 -> 4.4 ms). Slabs are 16 for rows of 128 x 2^k elements.
 MAX_SLICED = 512
 # Ufuncs cheaper to compute again for a sum than to read back from memory
 UFUNCS = frozenset({"add", "subtract", "multiply", "square", "negative", "positive", "absolute",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -32,13 +33,18 @@ from jax import lax
 
 from .lazy import MAX_SLICED, Lazy
 from .memory import cast, converted
+from .opaque import computed_once
 
 _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
-# A run is summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`), where
-# it has at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all. It runs
-# fastest: XLA:CPU computed rows of 256 seen as (rows, 2, 16, 8), whose two leaves were then
-# added, 6x slower when a product fed them (15.8 ms for (x * x).sum(axis=1) of 15625 x 256), and
+# Runs of several leaves of one height (rows of 256, 512, 1024, ...: `_Plan.regular`) are summed a
+# slab at a time: row t of every leaf at once (`_slab`), a Lazy's recipe computed on the slab, and
+# the lanes of all leaves kept in memory before they meet (`computed_once`: XLA:CPU fused them into
+# the meet, each result reading its leaves' rows apart). 15625 rows of 256: x.sum(axis=1) 2.4 ->
+# 1.7 ms, (x * x).sum 2.8 -> 2.2, standardize 15.6 -> 11.3 (rows of 1024: 16 -> 11); computed
+# from a product's whole value, seen as (rows, 2, 16, 8), it took 15.8 ms (session 29).
+# Other runs are summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`),
+# where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all:
 # the loop over leaves (`_looped_lanes`) took 3.8 ms where the recursion took 1.5 (1,000 rows of
 # 1,000). But XLA:CPU compiles the slices as one block of straight-line code, in a time that grows
 # faster than the run: 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096
@@ -63,8 +69,8 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     """
     n = x.shape[-1]
     if isinstance(x, Lazy) and (min(block or n, piece or n) < n or x.dtype.kind != "f" or x.dtype == np.float16
-                                or not _sliced(x.shape) or (n // _LANES + n % _LANES) * x.ops > MAX_SLICED):
-        x = x.value  # NB: sliced as the recursion reads a run in one piece, or not at all
+                                or not _in_parts(x.shape) or _parts(n) * x.ops > MAX_SLICED):
+        x = x.value  # NB: in parts as the recursion reads a run in one piece, or not at all
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)  # NB: the start in x's own type first, as NumPy's out
     pieces = _chunked(lambda b: _chunked(lambda p: _pairwise(p)[..., None], b, piece), x, block)
@@ -232,7 +238,7 @@ def _pairwise_run(x, parts: int) -> list:
         for i in range(n):
             acc[i % parts] = acc[i % parts] + x[..., i]
         return acc
-    if _sliced(x.shape):
+    if _sliced(x.shape) and not _slabs(n):
         return _recursion(x, 0, n, parts)
     plan = _plan(n)
     leaves = _leaves(x, plan, parts)  # (..., parts, leaf) in the order of their starts
@@ -253,6 +259,36 @@ def _pairwise_run(x, parts: int) -> list:
 def _sliced(shape: tuple[int, ...]) -> bool:
     """Whether runs along the last axis of ``shape`` are summed by `_recursion` (see _FEW, _MANY)."""
     return len(_plan(shape[-1]).present) <= _FEW and math.prod(shape) >= _MANY
+
+
+def _slabs(n: int) -> bool:
+    """Whether a run of ``n`` elements is summed a slab of all its leaves' rows at a time."""
+    plan = _plan(n)
+    return plan.regular and len(plan.present) > 1
+
+
+def _in_parts(shape: tuple[int, ...]) -> bool:
+    """Whether a Lazy summed along the last axis of ``shape`` is computed in parts (slabs or
+    slices) rather than whole: where the sum has _MANY terms or more."""
+    return math.prod(shape) >= _MANY and (_slabs(shape[-1]) or len(_plan(shape[-1]).present) <= _FEW)
+
+
+def _parts(n: int) -> int:
+    """The parts a run of ``n`` elements is read in: slabs, or slices of 8 and single elements."""
+    return _plan(n).depth_rows if _slabs(n) else n // _LANES + n % _LANES
+
+
+def _slab(o, plan: _Plan, t: int, n: int):
+    """Row ``t`` of every leaf of a run of ``n`` elements (a regular plan), ``(..., leaves, 8)``: of
+    a Lazy, its recipe on its operands' slabs; an operand of one element along the run is broadcast."""
+    if isinstance(o, Lazy):
+        return o.evaluate(lambda a: _slab(a, plan, t, n))
+    if np.ndim(o) == 0:
+        return o
+    if np.shape(o)[-1] == 1:
+        return o[..., None]
+    rows = n // _LANES
+    return o[..., : rows * _LANES].reshape(*np.shape(o)[:-1], -1, plan.depth_rows, _LANES)[..., t, :]
 
 
 def _recursion(x, start: int, n: int, parts: int) -> list:
@@ -312,16 +348,19 @@ def _leaves(x, plan: _Plan, parts: int):
     """Every leaf's sum, ``(..., parts, leaves)``: its 8 lanes run down its rows, then meet."""
     n = x.shape[-1]
     rows = n // _LANES
-    grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
-    if not plan.regular and len(plan.present) <= _LOOPED:
-        lanes = _looped_lanes(grid, plan)
-    else:  # NB: row t of every leaf, one slab each; a short leaf's missing rows count as -0.0
-        blocks = grid.reshape(*x.shape[:-1], -1, plan.depth_rows, _LANES) if plan.regular else \
-            grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
-        lanes = blocks[..., 0, :]
-        for t in range(1, plan.depth_rows):
-            step = blocks[..., t, :]
-            lanes = lanes + (step if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], step, -0.0))
+    if plan.regular:  # NB: row t of every leaf, one slab each (see _BLOCK)
+        lanes = functools.reduce(operator.add, [_slab(x, plan, t, n) for t in range(plan.depth_rows)])
+        lanes = computed_once(lanes) if _slabs(n) else lanes
+    else:
+        grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
+        if len(plan.present) <= _LOOPED:
+            lanes = _looped_lanes(grid, plan)
+        else:  # NB: a short leaf's missing rows count as -0.0
+            blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
+            lanes = blocks[..., 0, :]
+            for t in range(1, plan.depth_rows):
+                step = blocks[..., t, :]
+                lanes = lanes + (step if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], step, -0.0))
     sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
