@@ -575,6 +575,8 @@ def _as_traced(x):
     would receive it as float64. A copy made here, outside, is float32 (XLA removes the copy)."""
     if isinstance(x, jax.core.Tracer) and not jax.config.jax_enable_x64:
         return jax.numpy.array(x)
+    if type(x) is int and x > np.iinfo(np.int64).max:  # NB: traced as uint64; JAX parses an int as int64
+        return np.uint64(x)
     return x
 
 

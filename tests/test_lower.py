@@ -672,6 +672,44 @@ def test_integer_arrays_compare_with_any_int64_or_uint64_python_int():
                         np.array([-5, 0, 2**63 - 1]), np.array([1, 200, 3], np.uint8))
 
 
+def compare_with_python_ints_beyond_64_bits(u, i, b):
+    return [u < 2**64, u <= 2**70, u == 2**64, u != 2**64, u > -2**63 - 1, i >= -2**70, 2**70 > i,
+            np.less(i, 2**80), np.equal(i, -2**65, out=np.ones(3, bool), where=i > 0), b < 2**64]
+
+
+def test_integer_arrays_compare_with_python_ints_beyond_64_bits():
+    """NumPy 2 decides these by value, the same for every element (``h < 2**64`` of a uint64
+    hash); the int's conversion raised OverflowError (acceptance campaign E, session 29). Bools
+    are NumPy's default int against the Python int: NumPy's OverflowError."""
+    args = np.array([0, 5, 2**64 - 1], np.uint64), np.array([-5, 0, 2**63 - 1]), np.array([1, -128, 3], np.int8)
+    check_against_numpy(compare_with_python_ints_beyond_64_bits, *args)
+    with pytest.raises(OverflowError):
+        elena_jax.functionalize(lambda b: b < 2**70)(np.array([True, False]))
+
+
+def compare_with_a_traced_int(a, s):
+    return a < s, a == s, a > s, a != s, s >= a, np.less_equal(s, a)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "uint16", "int32", "uint64"])
+def test_integer_arrays_compare_with_a_traced_python_int_of_any_value(dt):
+    """A traced Python int (``trace_scalars=True``, or a weak int under ``jax.jit(pure(f))``) is
+    compared by value, as NumPy compares the int: it was converted into the array's type first
+    (``uint8_array < 300`` False; acceptance campaign E, session 29)."""
+    info = np.iinfo(dt)
+    a = np.array([info.min, 0, info.max], dt)
+    for s in (300, -1, 2**40, -2**40, 0, int(info.max), 2**63 - 1):
+        want = compare_with_a_traced_int(a, s)
+        got = elena_jax.functionalize(compare_with_a_traced_int, trace_scalars=True)(a, s)
+        for g, w in zip(got, want, strict=True):
+            assert_same(g, w, f"{dt} against {s}")
+        if s <= np.iinfo(np.int64).max:  # NB: jax.jit itself refuses a Python int beyond int64
+            with jax.enable_x64(True):
+                jitted = jax.jit(lambda a, s: elena_jax.pure(compare_with_a_traced_int)(a, s)[0])(a, s)
+            for j, w in zip(jitted, want, strict=True):
+                np.testing.assert_array_equal(j, w, err_msg=f"{dt} against {s} under jax.jit")
+
+
 def narrowed_bits(a, b):
     return a.astype(np.int32) | b.astype(np.int32), a.astype(np.int16) & b, a.astype(np.int8) | 3
 
@@ -796,6 +834,35 @@ def test_constants_are_not_folded_across_steps(dt, lowered_for):
             with jax.enable_x64(True):
                 batched = jax.jit(jax.vmap(lambda r, p=p: p(r)[0]))(a)
             assert_bit_for_bit(batched, np.stack(rows), f"{name} under vmap")
+
+
+# NB: pairs whose quotient differs from the product by the divisor's reciprocal
+RECIPROCAL_OFF = {np.float32: [(0.33333331, 0.83333331), (1.1, 1.3)],
+                  np.float64: [(1 / 3 * (1 + 2e-16), 0.8333333333333334 * (1 + 3e-16))]}
+
+
+@pytest.mark.parametrize("dt", [np.float64, pytest.param(np.float32, marks=gpu_rounding)])
+def test_quotients_of_constants_made_inside_are_numpys(dt, lowered_for):
+    """Acceptance campaign E's find (session 29): as for a GPU, a quotient of two arrays made
+    inside the function from constants (a Kalman gain's ``P / (P + 0.5)`` where P starts as
+    ``np.ones``) was the numerator times the divisor's reciprocal: the hiding's zero, computed from
+    constants, was folded with them. Operations on constants alone are kept behind a barrier."""
+    pairs = RECIPROCAL_OFF[dt]
+    assert any(dt(a) / dt(b) != dt(a) * (dt(1) / dt(b)) for a, b in pairs)  # NB: the test can fail
+
+    def quotients(x):
+        out = [np.full(3, a, dt) / np.full(3, b, dt) for a, b in pairs]
+        out += [x + np.full(3, a, dt) / dt(b) for a, b in pairs]  # NB: the quotient feeds an argument's sum
+        p = np.full(3, pairs[0][0], dt)
+        for _ in range(3):  # NB: a covariance updated by its gain, never reading x
+            k = p / (p + dt(pairs[0][1]))
+            p = p * (1 - k)
+        return out + [x * k, (np.ones(3, dt) / 3) / 7]
+
+    x = np.linspace(0.5, 1.5, 3).astype(dt)
+    for fma in (True, False):
+        for g, w in zip(elena_jax.functionalize(quotients, fma=fma)(x.copy()), quotients(x.copy()), strict=True):
+            assert_bit_for_bit(g, w, f"fma={fma}")
 
 
 def test_signed_zeros_of_complex_sums_and_of_initial_values(lowered_for):

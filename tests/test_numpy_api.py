@@ -889,7 +889,11 @@ def test_linear_quantiles_of_floats_are_numpys_steps(dt):
                                lambda a, b, i: np.vecdot(a, a, out=b[:2, 0]), lambda a, b, i: np.matmul(i, i.T, out=i),
                                # NB: library-dtypes fuzz seed 4342 #178: out lacks a loop axis of one element
                                lambda a, b, i: np.matmul(a[0], b[None], out=b[0]),
-                               lambda a, b, i: np.matmul(a[0], np.stack([b, b]), out=b[0])])
+                               lambda a, b, i: np.matmul(a[0], np.stack([b, b]), out=b[0]),
+                               # NB: np.dot's out must be a C array (acceptance campaign E, session 29)
+                               lambda a, b, i: np.dot(b.T, a.T, out=np.zeros((2, 4)).T),
+                               lambda a, b, i: np.dot(a, b[:, 0].copy(), out=b[:2, 1]),
+                               lambda a, b, i: np.dot(a, b, out=np.zeros((2, 4)))])
 def test_matmul_into_out_checks_as_numpy(f):
     """A gufunc's ``out=`` is cast same_kind (a float product into an int array is NumPy's
     UFuncTypeError, checked before the shapes), and its shape must hold the result's."""
@@ -1521,6 +1525,48 @@ def test_lists_given_for_array_like_arguments(name):
     1., 1.])` raising LinAlgError: the refusal ran NumPy on a matrix of ones standing in for the
     traced one)."""
     check_against_numpy(LIST_ARGUMENTS[name], np.array([5.0, 20.0, 33.0, 70.0, 88.0]))
+
+
+def pieces_into_overlapping_outs(a, b):
+    np.concatenate([a[2:4], a[0:2]], out=a[0:4])  # NB: the second piece reads the first's write
+    np.stack([b[1], b[0]], out=b[:2])
+    np.concatenate([b[:, 1:], b[:, :1]], axis=1, out=b)
+    c = np.arange(6.0)
+    np.concatenate([c[3:].astype(np.float32), c[:3]], out=c, casting="unsafe")
+    return a, b, c, np.concatenate([a[:2], b[0]], out=np.zeros(6))
+
+
+def test_concatenate_into_an_out_it_reads_writes_the_pieces_in_turn():
+    """NumPy assigns the pieces into ``out`` one after another, so a later piece reads what an
+    earlier one wrote; all were read first (acceptance campaign E, session 29)."""
+    check_against_numpy(pieces_into_overlapping_outs, np.arange(8.0), np.arange(12.0).reshape(3, 4))
+
+
+SCALAR_ARGUMENTS = {
+    "append_int_beyond_uint8": (lambda u, x: np.append(u, 300), "int64"),
+    "append_negative_int": (lambda u, x: np.append(u, -1), "int64"),
+    "append_int_first": (lambda u, x: np.append(7, u), "int64"),
+    "append_float_to_float32": (lambda u, x: np.append(x, 0.1), "float64"),
+    "append_values_keyword": (lambda u, x: np.append(values=1e40, arr=x), "float64"),
+    "geomspace_beyond_float32": (lambda u, x: np.geomspace(x[0], 1e40, 3), "float64"),
+    "searchsorted_int_beyond_uint8": (lambda u, x: np.searchsorted(u, 300), "int64"),
+    "searchsorted_negative_int": (lambda u, x: np.searchsorted(u, v=-1), "int64"),
+    "searchsorted_float_in_float32": (lambda u, x: np.searchsorted(x, 2.5000001), "int64"),
+    "polyval_at_an_int_beyond_uint8": (lambda u, x: np.polyval(u, 300), "int64"),
+    "polyval_at_a_float": (lambda u, x: np.polyval(x, 0.1), "float64"),
+}
+
+
+@pytest.mark.parametrize("name", SCALAR_ARGUMENTS)
+def test_python_scalars_numpy_makes_arrays_of(name):
+    """np.append, np.geomspace, np.searchsorted and np.polyval take a Python scalar as NumPy's
+    np.asarray makes it (int64, float64), not in the other operand's type as jax.numpy's weak
+    scalars: np.append(uint8, 300) appended 44, np.searchsorted(uint8, 300) searched for 44 and
+    np.geomspace(float32, 1e40) overflowed (acceptance campaign E, session 29)."""
+    f, dtype = SCALAR_ARGUMENTS[name]
+    u, x = np.array([0, 100, 255], np.uint8), np.array([1.5, 2.5], np.float32)
+    assert f(u, x).dtype == dtype
+    check_against_numpy(f, u, x, rtol=1e-12 if "geomspace" in name or "polyval_at_a_float" in name else 0, atol=0)
 
 
 def test_a_list_of_traced_arrays_numpy_converts_itself_says_stack():

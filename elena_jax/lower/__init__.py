@@ -16,6 +16,7 @@ _api, that imports JAX.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import jax.numpy as jnp
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..ir import Const, Program
 from ..view import contiguous
-from . import abstract, memory  # noqa: F401 (abstract registers a hook)
+from . import abstract, memory, opaque  # noqa: F401 (abstract registers a hook)
 from .lazy import UFUNCS, recipe
 from .rules import RULES, products_rounded, to_value, value_check
 
@@ -45,6 +46,7 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
     def _run(*inputs):
         env, arguments = {}, {}  # storage id -> current value; argument storage id -> its value
         recipes = {}  # storage id -> (its value, that value as lazy.Lazy) where an elementwise op wrote it whole
+        constants = set()  # ids of the storages whose values depend on no argument
         flags = []
 
         def value(x):
@@ -64,14 +66,21 @@ def lower(program: Program, checked: bool = False, fma: bool = True) -> Callable
                 (out,) = op.outs
                 env[out.storage.id] = arguments[out.storage.id] = jnp.asarray(inputs[op.params["index"]]).reshape(-1)
                 continue
-            if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
-                continue
-            ins = [value(x) for x in op.ins]
-            lazies = [lazy(x) for x in op.ins]
-            outs = [(a.view.shape, a.storage.dtype) for a in op.outs]
-            # NB: a sum computes a Lazy operand slice by slice (see lazy.py)
-            given = [lazies[0] or ins[0], *ins[1:]] if op.prim == "reduce" else ins
-            results = RULES[op.prim](given, outs, **op.params)
+            constant = all(isinstance(x, Const) or x.storage.id in constants for x in op.ins)
+            for acc in op.outs:  # NB: a storage stays constant while only constants are written to it
+                if constant and (acc.storage.id not in env or acc.storage.id in constants):
+                    constants.add(acc.storage.id)
+                else:
+                    constants.discard(acc.storage.id)
+            with opaque.constant_operands() if constant else contextlib.nullcontext():
+                if op.prim == "ufunc" and _update_in_place(op, env, value, arguments):
+                    continue
+                ins = [value(x) for x in op.ins]
+                lazies = [lazy(x) for x in op.ins]
+                outs = [(a.view.shape, a.storage.dtype) for a in op.outs]
+                # NB: a sum computes a Lazy operand slice by slice (see lazy.py)
+                given = [lazies[0] or ins[0], *ins[1:]] if op.prim == "reduce" else ins
+                results = RULES[op.prim](given, outs, **op.params)
             if id(op) in checks:
                 flags.append(checks[id(op)][1](ins, results))
             for acc, val in zip(op.outs, results):

@@ -208,9 +208,30 @@ def _as_is(x):
     return x
 
 
+_CONSTANTS = contextvars.ContextVar("constant_operands", default=False)
+
+
+@contextlib.contextmanager
+def constant_operands() -> Iterator[None]:
+    """Within: the operands of an operation are all constants of the program (made inside it, from
+    no argument), and `unfolded` keeps them behind a barrier on every backend. NB: `_hidden`'s zero,
+    computed from constants, is folded with them, and XLA then divides a constant by another
+    constant's reciprocal (as for a GPU, ``np.full(3, 1.1) / 1.3`` was an ulp off NumPy's; an
+    acceptance campaign's find, session 29); a barrier around constants costs a GPU no kernel of
+    an argument's size."""
+    token = _CONSTANTS.set(True)
+    try:
+        yield
+    finally:
+        _CONSTANTS.reset(token)
+
+
 def unfolded(values: tuple) -> tuple:
     """``values`` (the operands of one operation) as they are, broadcast together, hidden from
-    XLA's simplifier: behind an optimization_barrier on the CPU, through `_hidden` elsewhere."""
+    XLA's simplifier: behind an optimization_barrier on the CPU (and of constants, everywhere),
+    through `_hidden` elsewhere."""
+    if _CONSTANTS.get():
+        return _apart(tuple(values))
     return _per_backend(tuple(values), _apart, _hidden_together)
 
 
@@ -218,6 +239,8 @@ def unfolded_whole(values: tuple) -> tuple:
     """As `unfolded`, but broadcast before they are hidden on the CPU too, so that XLA cannot
     tell that one of them is constant along an axis either: it divides by such a divisor's
     reciprocal (see rules._divide)."""
+    if _CONSTANTS.get():
+        return _apart_whole(tuple(values))
     return _per_backend(tuple(values), _apart_whole, _hidden_together)
 
 

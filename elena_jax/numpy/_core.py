@@ -51,7 +51,7 @@ def shape_of(x: Any) -> tuple[int, ...]:
 def dtype_of(x: Any) -> Any:
     """The dtype for promotion: Python scalars stay "weak" (their type)."""
     if isinstance(x, Tracer):
-        return {"b": bool, "i": int, "f": float, "c": complex}[x.dtype.kind] if x.weak else x.dtype
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[x.dtype.kind] if x.weak else x.dtype
     if isinstance(x, (bool, np.generic)):  # NB: np.float64 subclasses float but is not weak
         return np.asarray(x).dtype
     if isinstance(x, (int, float, complex)):

@@ -250,6 +250,14 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
             raise located(ValueError, "Output array is the wrong shape")
     for a in arrays:  # NB: NumPy casts each array into the result (or out=) under casting=
         check_cast(a.dtype, res_dtype if out is None else out.dtype, casting)
+    if isinstance(out, Tracer) and any(isinstance(a, Tracer) and np.shares_memory(out, a) for a in arrays):
+        # NB: NumPy assigns the pieces one after another: a later piece reads what an earlier one
+        # wrote (``np.concatenate([a[2:4], a[0:2]], out=a[0:4])``; acceptance campaign E, session 29)
+        start = 0
+        for a in arrays:
+            out[(slice(None),) * axis + (slice(start, start + a.shape[axis]),)] = a
+            start += a.shape[axis]
+        return out
     r = _result(trace_of(*arrays), "concatenate", arrays, tuple(shape), res_dtype, out,
                 dict(axis=axis, dtype=res_dtype))
     return r if out is not None else _numpy_layouts(np.concatenate, (arrays, axis), {}, [r])[0]
@@ -849,18 +857,29 @@ HALF_IN_SINGLE = {"dot", "matmul", "vdot", "inner", "einsum", "tensordot", "vecd
 # Static list arguments that JAX wants as arrays: (function, position or keyword) pairs.
 LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("choose", 0),
                  ("insert", 1), ("insert", 2)}
+# Python scalar arguments NumPy makes arrays of (np.asarray: int64, float64), where jax.numpy keeps
+# them weak, in the other operand's type: np.append(uint8_array, 300) appended 44, np.searchsorted
+# of it placed 300 as 44, and np.geomspace(float32_value, 1e40) overflowed float32 (acceptance
+# campaign E, session 29).
+SCALAR_AS_ARRAY = {(name, key) for name, keys in {"append": (0, 1, "arr", "values"),
+                                                  "geomspace": (0, 1, "start", "stop"),
+                                                  "searchsorted": (1, "v"), "polyval": (1, "x")}.items()
+                   for key in keys}
 
 
 def _prepare(name, args, kwargs, dtypes):
     """Operands as JAX must see them for NumPy's answer (see the tables above)."""
-    args = list(args)
-    for i, a in enumerate(args):
-        if (name, i) in LIST_AS_ARRAY and isinstance(a, (list, tuple)) and not has_tracer(a):
-            args[i] = np.asarray(a)
-        elif name in BOOL_AS_INT and i < 2 and isinstance(a, (int, float, complex)):
-            args[i] = np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
-    kwargs = {k: np.asarray(v) if (name, k) in LIST_AS_ARRAY and isinstance(v, (list, tuple)) and not has_tracer(v)
-              else v for k, v in kwargs.items()}
+    def as_numpy(key, a):
+        if (name, key) in LIST_AS_ARRAY and isinstance(a, (list, tuple)) and not has_tracer(a):
+            return np.asarray(a)
+        if (name, key) in SCALAR_AS_ARRAY and isinstance(a, (int, float, complex)):
+            return np.asarray(a)
+        if name in BOOL_AS_INT and key in (0, 1) and isinstance(a, (int, float, complex)):
+            return np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
+        return a
+
+    args = [as_numpy(i, a) for i, a in enumerate(args)]
+    kwargs = {k: as_numpy(k, v) for k, v in kwargs.items()}
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
     target = None
@@ -976,6 +995,10 @@ def _check_out_cast(func, args, kwargs, out) -> None:
     """NumPy's own error for writing the result into ``out`` (np.std of bools into a bool array
     is a UFuncTypeError: its last ufunc casts same_kind), from stand-ins and an ``out`` of its dtype."""
     check_out_array(out, "output must be an array")
+    if func is np.dot and isinstance(out, Tracer) and not out.flags.c_contiguous:
+        # NB: NumPy's dot writes into out= as a C array only (acceptance campaign E, session 29)
+        raise located(ValueError, "output array is not acceptable (must have the right datatype, number of "
+                                  "dimensions, and be a C-Array)")
     try:
         r = _run_numpy(func, args, kwargs)
     except Exception:  # noqa: BLE001 (refusals are raised, with NumPy's errors, by the call itself)

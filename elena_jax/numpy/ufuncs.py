@@ -74,6 +74,14 @@ def _widen_comparison(ufunc, inputs, loop):
         return loop
     i64, u64 = np.dtype(np.int64), np.dtype(np.uint64)
     for k, (x, d) in enumerate(zip(inputs, loop[:2])):
+        other = loop[1 - k]
+        if isinstance(x, Tracer) and x.weak and x.dtype.kind in "iu" and other.kind in "iu":
+            # NB: a traced Python int (int64, or uint64 above int64's range): any value, compared as
+            # NumPy compares it (it wrapped into the array's type: uint8 < 300 was False; acceptance
+            # campaign E, session 29); int64 against uint64 is the lowering's exact mixed comparison
+            pair = [u64 if other == u64 else i64] * 2
+            pair[k] = x.dtype
+            return tuple(pair) + tuple(loop[2:])
         if type(x) is int and d.kind in "iu" and not np.iinfo(d).min <= x <= np.iinfo(d).max:
             other = loop[1 - k]
             if np.iinfo(i64).min <= x <= np.iinfo(i64).max and np.can_cast(other, i64):
@@ -88,6 +96,20 @@ def _widen_comparison(ufunc, inputs, loop):
                 continue
             return tuple(pair) + tuple(loop[2:])
     return loop
+
+
+def _decided_by_value(ufunc, inputs) -> bool | None:
+    """The answer of a comparison of an integer array with a Python int beyond int64 and uint64
+    (``uint64_hash < 2**64``), the same for every element, which NumPy 2 gives by value; None
+    for any other call (acceptance campaign E, session 29: the int's conversion overflowed)."""
+    if ufunc.__name__ not in _COMPARISONS:
+        return None
+    for k, x in enumerate(inputs):
+        other = inputs[1 - k]
+        if type(x) is int and not np.iinfo(np.int64).min <= x <= np.iinfo(np.uint64).max \
+                and isinstance(other, Tracer) and other.dtype.kind in "iu":
+            return bool(ufunc(*(x if j == k else 0 for j in range(2))))  # NB: 0 stands for every element
+    return None
 
 
 def _check_casts(ufunc, loop, outs, casting):
@@ -156,6 +178,10 @@ def ufunc_rule(ufunc):
         if any(isinstance(o, Tracer) and not o.writeable for o in outs):
             # NB: NumPy refuses a read-only output before it converts the operands (uint8 += -4)
             raise located(ValueError, "output array is read-only")
+        decided = _decided_by_value(ufunc, inputs)
+        if decided is not None:  # NB: v == v is all True for integers
+            v = next(x for x in inputs if isinstance(x, Tracer))
+            return (np.equal if decided else np.not_equal)(v, v, out=out, where=where, casting=casting, order=order)
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         if any(d.kind not in "biufc" for d in loop):
             _refuse_object_loop(ufunc, inputs)
