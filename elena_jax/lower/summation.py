@@ -39,10 +39,12 @@ _LANES = 8
 _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # Runs of several leaves of one height (rows of 256, 512, 1024, ...: `_Plan.regular`) are summed a
 # slab at a time: row t of every leaf at once (`_slab`), a Lazy's recipe computed on the slab, and
-# the lanes of all leaves kept in memory before they meet (`computed_once`: XLA:CPU fused them into
-# the meet, each result reading its leaves' rows apart). 15625 rows of 256: x.sum(axis=1) 2.4 ->
-# 1.7 ms, (x * x).sum 2.8 -> 2.2, standardize 15.6 -> 11.3 (rows of 1024: 16 -> 11); computed
-# from a product's whole value, seen as (rows, 2, 16, 8), it took 15.8 ms (session 29).
+# the lanes of all leaves kept in memory before they meet where the sum has _MANY terms or more
+# (`computed_once`: XLA:CPU fused them into the meet, each result reading its leaves' rows apart;
+# on small sums its operations cost 10% more compile time for nothing). 15625 rows of 256:
+# x.sum(axis=1) 2.4 -> 1.7 ms, (x * x).sum 2.8 -> 2.2, standardize 15.6 -> 11.3 (rows of 1024:
+# 16 -> 11); computed from a product's whole value, seen as (rows, 2, 16, 8), it took 15.8 ms
+# (session 29).
 # Other runs are summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`),
 # where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all:
 # the loop over leaves (`_looped_lanes`) took 3.8 ms where the recursion took 1.5 (1,000 rows of
@@ -350,7 +352,7 @@ def _leaves(x, plan: _Plan, parts: int):
     rows = n // _LANES
     if plan.regular:  # NB: row t of every leaf, one slab each (see _BLOCK)
         lanes = functools.reduce(operator.add, [_slab(x, plan, t, n) for t in range(plan.depth_rows)])
-        lanes = computed_once(lanes) if _slabs(n) else lanes
+        lanes = computed_once(lanes) if _slabs(n) and math.prod(x.shape) >= _MANY else lanes
     else:
         grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
         if len(plan.present) <= _LOOPED:
