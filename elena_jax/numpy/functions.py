@@ -860,10 +860,11 @@ LIST_AS_ARRAY = {("take", 1), ("take_along_axis", 1), ("searchsorted", 1), ("cho
 # Python scalar arguments NumPy makes arrays of (np.asarray: int64, float64), where jax.numpy keeps
 # them weak, in the other operand's type: np.append(uint8_array, 300) appended 44, np.searchsorted
 # of it placed 300 as 44, and np.geomspace(float32_value, 1e40) overflowed float32 (acceptance
-# campaign E, session 29).
+# campaign E, session 29); the products' two operands too (np.dot's scalars are not weak).
 SCALAR_AS_ARRAY = {(name, key) for name, keys in {"append": (0, 1, "arr", "values"),
                                                   "geomspace": (0, 1, "start", "stop"),
-                                                  "searchsorted": (1, "v"), "polyval": (1, "x")}.items()
+                                                  "searchsorted": (1, "v"), "polyval": (1, "x"),
+                                                  **dict.fromkeys(BOOL_AS_INT, (0, 1))}.items()
                    for key in keys}
 
 
@@ -874,8 +875,6 @@ def _prepare(name, args, kwargs, dtypes):
             return np.asarray(a)
         if (name, key) in SCALAR_AS_ARRAY and isinstance(a, (int, float, complex)):
             return np.asarray(a)
-        if name in BOOL_AS_INT and key in (0, 1) and isinstance(a, (int, float, complex)):
-            return np.asarray(a)  # NB: np.dot converts Python scalars to arrays: not weak
         return a
 
     args = [as_numpy(i, a) for i, a in enumerate(args)]

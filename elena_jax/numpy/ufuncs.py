@@ -83,7 +83,6 @@ def _widen_comparison(ufunc, inputs, loop):
             pair[k] = x.dtype
             return tuple(pair) + tuple(loop[2:])
         if type(x) is int and d.kind in "iu" and not np.iinfo(d).min <= x <= np.iinfo(d).max:
-            other = loop[1 - k]
             if np.iinfo(i64).min <= x <= np.iinfo(i64).max and np.can_cast(other, i64):
                 return (i64, i64) + tuple(loop[2:])
             if np.iinfo(i64).min <= x < 0:  # against uint64
