@@ -1554,6 +1554,8 @@ SCALAR_ARGUMENTS = {
     "searchsorted_float_in_float32": (lambda u, x: np.searchsorted(x, 2.5000001), "int64"),
     "polyval_at_an_int_beyond_uint8": (lambda u, x: np.polyval(u, 300), "int64"),
     "polyval_at_a_float": (lambda u, x: np.polyval(x, 0.1), "float64"),
+    "convolve_with_an_int_beyond_uint8": (lambda u, x: np.convolve(u, 300), "int64"),
+    "convolve_a_float_with_float32": (lambda u, x: np.convolve(0.1, x), "float64"),
 }
 
 
@@ -1562,11 +1564,33 @@ def test_python_scalars_numpy_makes_arrays_of(name):
     """np.append, np.geomspace, np.searchsorted and np.polyval take a Python scalar as NumPy's
     np.asarray makes it (int64, float64), not in the other operand's type as jax.numpy's weak
     scalars: np.append(uint8, 300) appended 44, np.searchsorted(uint8, 300) searched for 44 and
-    np.geomspace(float32, 1e40) overflowed (acceptance campaign E, session 29)."""
+    np.geomspace(float32, 1e40) overflowed (acceptance campaign E, session 29); np.convolve makes
+    it an array of one element, as NumPy does (jax.numpy refused a 0-d operand; np.correlate
+    raises NumPy's ValueError)."""
     f, dtype = SCALAR_ARGUMENTS[name]
     u, x = np.array([0, 100, 255], np.uint8), np.array([1.5, 2.5], np.float32)
     assert f(u, x).dtype == dtype
     check_against_numpy(f, u, x, rtol=1e-12 if "geomspace" in name or "polyval_at_a_float" in name else 0, atol=0)
+    if name.startswith("convolve"):
+        with pytest.raises(ValueError, match="too small depth"):
+            elena_jax.functionalize(lambda x: np.correlate(0.1, x))(x)
+
+
+def grids(x, m):
+    a, b = np.meshgrid(x, 0.1)
+    c, d, e = np.meshgrid(m, x, np.float32(2), indexing="ij")
+    s, t = np.meshgrid(x, m, sparse=True, copy=False)
+    s *= 2  # NB: a sparse grid without a copy is a view of its operand
+    v, w = np.meshgrid(x, m[0], copy=False)
+    return a, b, c, d, e, s, t, v + w, *np.meshgrid(), *np.meshgrid(m)
+
+
+def test_meshgrid_ravels_its_operands_as_numpy():
+    """NumPy's meshgrid takes any operand raveled (a scalar as one value, a matrix as all of
+    its values); jax.numpy's refused all but vectors (acceptance campaign E, session 29)."""
+    check_against_numpy(grids, np.arange(3.0), np.arange(4.0).reshape(2, 2))
+    with pytest.raises(ValueError, match="Valid values for `indexing`"):
+        elena_jax.functionalize(lambda x: np.meshgrid(x, x, indexing="yx"))(np.ones(2))
 
 
 def test_a_list_of_traced_arrays_numpy_converts_itself_says_stack():

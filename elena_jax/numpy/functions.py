@@ -156,6 +156,22 @@ def broadcast_arrays(*args, subok=False):
     return tuple(broadcast_to(a, shape) for a in args)
 
 
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """NumPy's steps: each operand raveled (a scalar is one value, a matrix all of its values)
+    along an axis of its own, the first two swapped for 'xy'; broadcast against each other
+    unless sparse, and copied unless told not to (the views are then read-only)."""
+    if indexing not in ("xy", "ij"):
+        raise located(ValueError, "Valid values for `indexing` are 'xy' and 'ij'.")
+    axes = list(range(len(xi)))
+    if indexing == "xy" and len(xi) > 1:
+        axes[:2] = 1, 0
+    grids = [reshape(a, [-1 if d == axis else 1 for d in range(len(xi))]) for a, axis in zip(xi, axes)]
+    if not sparse:
+        grids = broadcast_arrays(*grids)
+    return tuple(g.copy() for g in grids) if copy else tuple(grids)
+
+
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     """NumPy's strides are in bytes of its memory; here, steps over ``x``'s storage, whose
     elements lie ``_pitch(x)`` bytes apart in that memory."""
@@ -879,6 +895,8 @@ def _prepare(name, args, kwargs, dtypes):
 
     args = [as_numpy(i, a) for i, a in enumerate(args)]
     kwargs = {k: as_numpy(k, v) for k, v in kwargs.items()}
+    if name == "convolve":  # NB: NumPy's operands are arrays of at least one dimension (np.correlate's are not)
+        args[:2] = [a.reshape(1) if shape_of(a) == () else a for a in args[:2]]
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
     target = None
@@ -1033,10 +1051,9 @@ def _of_nothing(func, args, kwargs, out):
     return _returned(func.__name__, [constant(np.array(x)) for x in (r if multiple else [r])], out, multiple)
 
 
-# NB: NumPy 2 returns these as tuples (meshgrid, broadcast_arrays) whatever JAX returns, and
-# np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``), read from NumPy itself.
-_RESULT_TYPES = {"meshgrid": tuple,
-                 **{f"linalg.{n}": type(getattr(np.linalg, n)(np.eye(2))) for n in ("slogdet", "svd", "eigh", "qr")}}
+# NB: NumPy returns np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``),
+# read from NumPy itself.
+_RESULT_TYPES = {f"linalg.{n}": type(getattr(np.linalg, n)(np.eye(2))) for n in ("slogdet", "svd", "eigh", "qr")}
 
 
 def _refuse(func, name, args, kwargs, error):
@@ -1044,7 +1061,7 @@ def _refuse(func, name, args, kwargs, error):
         _run_numpy(func, args, kwargs, full=True)
     except np.linalg.LinAlgError as e:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
         _raise_of_shapes(e)
-    except (TypeError, ValueError, IndexError) as e:  # NumPy raises on these shapes and dtypes
+    except (TypeError, ValueError, IndexError, OverflowError) as e:  # NumPy raises on these shapes and dtypes
         raise e from None
     except Exception:
         pass
@@ -1058,7 +1075,7 @@ GENERIC = [
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmedian",
     "percentile", "quantile", "count_nonzero",
-    "meshgrid", "kron", "convolve", "select", "piecewise", "array_equal",
+    "kron", "convolve", "select", "piecewise", "array_equal",
     "logspace", "geomspace", "append", "resize",
     "trapezoid", "angle", "conj", "sinc", "i0",
 ]
