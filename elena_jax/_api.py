@@ -2,8 +2,9 @@
 
 A call flattens its arguments (JAX pytrees), splits array leaves (traced)
 from everything else (static, part of the cache key), and looks up a compiled
-program for that signature; on a miss the interpreter traces the user's
-function on tracers, the program is lowered to a JAX function and jitted.
+program for that signature (in a cache shared by the function's wrappers of
+the same options); on a miss the interpreter traces the user's function on
+tracers, the program is lowered to a JAX function and jitted.
 Mutated NumPy arguments are written back only after the whole call
 succeeded, so a failing call leaves every caller array as it was. NumPy
 arguments that share memory are traced as views of one storage (_aliases.py);
@@ -19,6 +20,7 @@ import inspect
 import threading
 import types
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -117,6 +119,24 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.inexact, jax.Array)) or isinstance(x, jax.core.Tracer)
 
 
+# The traced programs of each function, by options: shared by all its wrappers, as jax.jit's
+# cache is, so that ``functionalize(f)(x)`` written inline (a loop, a notebook cell run again,
+# ``pure(f)`` inside a jitted function) traces and compiles f once per signature, not at each call.
+_PROGRAMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def _programs_of(f: Callable, options: Options) -> OrderedDict:
+    """The cache of ``f``'s programs under ``options`` (a wrapper's own where f cannot be
+    referenced weakly, a callable object with ``__slots__`` say)."""
+    with _LOCK:
+        try:
+            by_options = _PROGRAMS.setdefault(f, {})
+        except TypeError:
+            return OrderedDict()
+        return by_options.setdefault(options, OrderedDict())
+
+
 class Functionalized:
     """A user function turned into a compiled, pure JAX program per signature."""
 
@@ -124,8 +144,7 @@ class Functionalized:
         functools.update_wrapper(self, f)
         self.f = f
         self.options = options
-        self._cache: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache = _programs_of(f, options)
         self._warned: set[str] = set()
         try:
             self._params = list(inspect.signature(f).parameters)
@@ -219,7 +238,7 @@ class Functionalized:
         """(the traced program, the array leaves, the program's inputs for this call)."""
         treedef, leaves, key, memories = self._split(args, kwargs)
         full_key = (treedef, key, raising_fp_errors())  # NB: traced under np.seterr(all="raise"), f refuses
-        with self._lock:
+        with _LOCK:
             traced = self._cache.get(full_key)
             if traced is not None:
                 self._cache.move_to_end(full_key)
@@ -228,7 +247,7 @@ class Functionalized:
             traced = None
         if traced is None:
             traced = self._trace(treedef, key, self._paths(args, kwargs))
-            with self._lock:
+            with _LOCK:
                 self._cache[full_key] = traced
                 while len(self._cache) > self.options.cache_size:
                     self._cache.popitem(last=False)

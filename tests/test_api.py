@@ -1,7 +1,9 @@
 """The public API: signatures and caching, write-back, and JAX composition."""
 
+import gc
 import re
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +52,38 @@ def test_cache_is_bounded():
         g(np.ones(n))
     assert len(g._cache) == 3
 
+
+TRACED_SHAPES = []
+
+
+def doubled_after_writing(x):
+    TRACED_SHAPES.append(x.shape)
+    x[0] = 2.0
+    return x * 2
+
+
+def test_wrappers_of_one_function_share_its_programs():
+    """As jax.jit's cache: ``functionalize(f)(x)`` written inline (in a loop, a notebook cell run
+    again) traces f once per signature and options, the caller's array written back each time; a
+    function no longer referenced is not kept alive by the cache."""
+    for _ in range(3):
+        a = np.ones(3)
+        np.testing.assert_array_equal(elena_jax.functionalize(doubled_after_writing)(a), [4.0, 2.0, 2.0])
+        assert a[0] == 2.0
+    np.testing.assert_array_equal(elena_jax.pure(doubled_after_writing)(np.ones(3))[1][0], [2.0, 1.0, 1.0])
+    assert TRACED_SHAPES == [(3,)]
+    elena_jax.functionalize(doubled_after_writing, optimize=False)(np.ones(3))
+    elena_jax.functionalize(doubled_after_writing)(np.ones(4))
+    assert TRACED_SHAPES == [(3,), (3,), (4,)]
+
+    def local(x):
+        return x + 1
+
+    gone = weakref.ref(local)
+    elena_jax.functionalize(local)(np.ones(2))
+    del local
+    gc.collect()
+    assert gone() is None
 
 def test_decorator_forms_and_static_argnames():
     @elena_jax.functionalize(static_argnames=("axis",))
