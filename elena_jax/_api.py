@@ -13,6 +13,7 @@ the aliasing pattern is part of the cache key.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import dis
 import functools
@@ -29,7 +30,15 @@ import jax
 import numpy as np
 
 from . import _aliases, deps
-from .errors import UnsupportedError, is_user_file, located, names_a_location, raised_at
+from .errors import (
+    UnsupportedError,
+    caught_by_user,
+    is_user_file,
+    located,
+    names_a_location,
+    noting_refusals,
+    raised_at,
+)
 from .ir import Access, Program
 from .lower import lower
 from .lower.memory import read
@@ -168,6 +177,11 @@ class Functionalized:
         for position, leaf in enumerate(flat):
             kind = _KINDS.get(type(leaf)) or _kind(leaf)
             if kind == "numpy":
+                if type(leaf) is not np.ndarray and not isinstance(leaf, np.memmap):
+                    raise located(UnsupportedError, f"an argument of type {type(leaf).__module__}."
+                                  f"{type(leaf).__name__}: a subclass of ndarray has arithmetic and indexing of "
+                                  "its own (np.matrix's * is a matrix product, a masked array skips masked "
+                                  "values); pass np.asarray(...) of it")
                 numpy_at.append((len(leaves), len(key)))
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
                 leaves.append(leaf)
@@ -258,7 +272,7 @@ class Functionalized:
     def _trace(self, treedef, key, paths) -> Traced:
         trace = Trace()
         program = trace.program
-        with trace.active(), intercepting():
+        with trace.active(), intercepting(), noting_refusals() as refusals:
             arguments = _Arguments(trace, key, paths)
             args, kwargs = jax.tree_util.tree_unflatten(treedef, arguments.tracers)
             try:
@@ -268,6 +282,10 @@ class Functionalized:
                 if not names_a_location(e):  # NB: NumPy's argument errors (np.sum(a, axiz=0)) name no line
                     e.add_note(f"  at {raised_at(e)}")
                 raise
+            caught = caught_by_user(refusals)
+            if caught is not None:  # NB: float(x.max()) in a try whose except takes another path
+                raise caught
+            _refuse_escaped(self.f, trace)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             code = getattr(self.f, "__code__", None)
             by = getattr(self.f, "__name__", "the function") + (
@@ -344,6 +362,31 @@ class Functionalized:
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
+
+
+def _refuse_escaped(f: Callable, trace: Trace) -> None:
+    """Refuse a traced array that ``f`` stored outside itself: an attribute of the object whose
+    method it is (``self.s = self.s * 0.5 + x``), a global, a variable of an enclosing function.
+    NumPy's next call would read the stored value; the program, cached, repeats this one, and the
+    caller would hold a tracer (an acceptance campaign's find, session 30)."""
+    fn = getattr(f, "__func__", f)
+    owner = getattr(f, "__self__", None) if hasattr(f, "__func__") else None if inspect.isfunction(f) else f
+    places = [(f"self.{k}", v) for k, v in getattr(owner, "__dict__", {}).items()]
+    places += [(f"the global {k}", v) for k, v in getattr(fn, "__globals__", {}).items()]
+    code = getattr(fn, "__code__", None)
+    for name, cell in zip(code.co_freevars if code else (), getattr(fn, "__closure__", None) or ()):
+        with contextlib.suppress(ValueError):  # NB: a cell not yet bound
+            places.append((f"the variable {name} of an enclosing function", cell.cell_contents))
+    code = code or getattr(vars(type(f)).get("__call__"), "__code__", None)
+    defined = f"\n  in {getattr(f, '__name__', type(f).__name__)} ({code.co_filename}:{code.co_firstlineno})" \
+        if code else ""
+    for where, value in places:
+        inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+        if any(isinstance(x, Tracer) and x._trace is trace for x in (value, *inner)):
+            raise UnsupportedError(
+                f"the function stores a traced array in {where}: a side effect the compiled program cannot "
+                "repeat (a later call would reuse this call's program, and the caller now holds a traced value "
+                f"there); return the value instead (with elena_jax.pure, the new state){defined}")
 
 
 def _refuse_jax_on_tracers(e: TypeError) -> None:
@@ -616,6 +659,9 @@ def pure(f: Callable, **options) -> Callable:
 
     @functools.wraps(fz.f)
     def g(*args, **kwargs):
+        if current_trace() is not None:  # NB: called by a function being traced: its ops join that trace, on copies
+            copies = jax.tree_util.tree_map(lambda x: x.copy() if isinstance(x, (Tracer, np.ndarray)) else x, args)
+            return fz.f(*copies, **kwargs), tuple(copies)
         result, finals, leaves, traced = fz.call_pure(args, kwargs)
         index = {id(x): i for i, x in enumerate(leaves)}
 

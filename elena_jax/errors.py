@@ -7,12 +7,14 @@ an installed package's (SciPy called on a traced array names the user's call).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import linecache
 import os
 import sys
 import sysconfig
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -26,8 +28,23 @@ _INSTALLED = tuple({sysconfig.get_paths()[k] + os.sep for k in ("purelib", "plat
 _INSTALLED_DIRS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
+_local = threading.local()
+
+
 class UnsupportedError(NotImplementedError):
-    """A construct elena_jax cannot trace: it refuses instead of guessing."""
+    """A construct elena_jax cannot trace: it refuses instead of guessing.
+
+    While a call is traced (`noting_refusals`), each one made is noted: a refusal the user's own
+    ``try``/``except`` catches would make the function take a path NumPy's run does not take.
+    """
+
+    numpy_raises = False  # NB: set where NumPy raises too (float() of an array of 3 values)
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        noted = getattr(_local, "refusals", None)
+        if noted is not None:
+            noted.append(self)
 
 
 class ConcretizationError(UnsupportedError, TypeError):
@@ -68,6 +85,29 @@ def raised_at(e: BaseException) -> str:
             where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return where
+
+
+@contextlib.contextmanager
+def noting_refusals() -> Iterator[list[UnsupportedError]]:
+    """The refusals made within (see UnsupportedError)."""
+    outer, _local.refusals = getattr(_local, "refusals", None), []
+    try:
+        yield _local.refusals
+    finally:
+        _local.refusals = outer
+
+
+def caught_by_user(refusals: list[UnsupportedError]) -> UnsupportedError | None:
+    """The first of ``refusals`` that the user's code caught and went on from (where NumPy does
+    not raise), with a note saying so; None if there is none. A caught exception's traceback
+    starts at the frame that caught it."""
+    for e in refusals:
+        tb = e.__traceback__
+        if tb is not None and not e.numpy_raises and _is_user_line(tb.tb_frame.f_code.co_filename):
+            where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+            return type(e)(f"{e}\n  the function caught it (a try/except around {where}) and went on: NumPy "
+                           "does not raise there, so its answer would differ; elena_jax refuses instead")
+    return None
 
 
 def _described(name: str, line: int) -> str:

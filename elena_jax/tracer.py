@@ -495,8 +495,10 @@ class Tracer:
         if known is not None:
             return convert(known)
         what, advice = _NUMPY_SUBSCRIPT.get(asks_for, (what, advice))
-        raise ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
-                                  f"\n  at {user_location()}")
+        e = ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
+                                f"\n  at {user_location()}")
+        e.numpy_raises = self.size != 1  # NB: NumPy converts an array of one value only
+        raise e
 
     def __bool__(self):
         return self._concrete("bool() (an `if`, `while`, `and`/`or`, assert, or Python's min()/max() of traced "
@@ -589,12 +591,16 @@ class Tracer:
         return order
 
     @locating
-    def reshape(self, *shape, order: str = "C") -> Tracer:
+    def reshape(self, *shape, order: str = "C", copy: bool | None = None) -> Tracer:
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        if copy:
+            return HOOKS["copy"](self).reshape(shape, order=order)
         if self._index_order(order) == "F":  # NB: Fortran index order is C order of the reversed axes
             shape = V.resolve_shape(shape, self.size)
-            return self.T.reshape(shape[::-1]).T
+            return self.T.reshape(shape[::-1], copy=copy).T
         new = self._reshaped(shape)
+        if new is None and copy is False:
+            raise located(ValueError, "Unable to avoid creating a copy while reshaping.")
         if new is None:  # NB: NumPy copies when no view can express the result
             return HOOKS["copy"](self).reshape(shape)
         return self.view_of(new)

@@ -870,3 +870,34 @@ def test_a_static_negative_zero_inside_a_tuple_is_its_own_program():
     x = np.ones(2)
     assert not np.signbit(g(x, (0.0,))).any()
     assert np.signbit(g(x, (-0.0,))).all()
+
+
+def pure_inside(x):
+    def inner(a):
+        a[0] = 5.0
+        return a.sum()
+
+    s, (new,) = elena_jax.pure(inner)(x)
+    return s, new, x
+
+
+def test_pure_called_by_a_traced_function_joins_its_trace_on_copies():
+    """elena_jax.pure(g) inside a functionalized function refused its tracers as unhashable
+    static arguments (acceptance campaign F, session 30); it runs g on copies: x is unchanged."""
+    s, new, x = elena_jax.functionalize(pure_inside)(np.ones(3))
+    assert float(s) == 7.0
+    np.testing.assert_array_equal(new, [5.0, 1.0, 1.0])
+    np.testing.assert_array_equal(x, np.ones(3))
+
+
+def rounded_scalars(a):
+    s = a.sum()
+    t = s
+    s += 1  # NB: a NumPy scalar is immutable: t keeps the sum
+    return round(a.sum(), 2), round(a[1] * 2, 1), round(np.sqrt(a[2]), 3), round(a.max(), 1), t, s
+
+
+def test_zero_dimensional_results_of_ufuncs_and_reductions_are_numpy_scalars():
+    """NumPy returns them as scalars: round(a.sum(), 2) raised TypeError (an array's round), and
+    ``t = s; s += 1`` changed t too (acceptance campaign F, session 30)."""
+    check_against_numpy(rounded_scalars, np.arange(6.0) / 7, rtol=0, atol=0)

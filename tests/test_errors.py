@@ -933,3 +933,83 @@ def test_small_errors_name_the_line_and_the_construct():
     fails(lambda a: {1.0: 2}.get(a[1]), a, exc=elena_jax.ConcretizationError,
           match=r"^hash\(\) \(a dict key, a set member, dict\.get\) needs the value")
     fails(lambda a: {a}, a, exc=TypeError, match=r"^unhashable type: 'numpy\.ndarray'")
+
+
+def max_or_one(x):
+    try:
+        s = float(x.max())  # the line the error names
+    except TypeError:
+        s = 1.0
+    return x / s
+
+
+def times_int_or_two(x):
+    try:
+        n = int(x)  # NumPy raises here too (three values): both take the fallback
+    except TypeError:
+        n = 2
+    return x * n
+
+
+def test_a_refusal_the_function_catches_is_refused_at_the_end():
+    """The function's own try/except caught elena_jax's refusal (a TypeError) and went on, so
+    it returned another answer than NumPy's ([3, 1, 2] for [1, 1/3, 2/3]); now the refusal is
+    raised when the function returns (acceptance campaign F, session 30). Where NumPy raises
+    too, the fallback is NumPy's path and runs."""
+    with pytest.raises(elena_jax.ConcretizationError, match=r"(?s)float\(\).*caught it \(a try/except around "
+                                                            r".*s = float\(x.max\(\)\)"):
+        elena_jax.functionalize(max_or_one)(np.array([3.0, 1.0, 2.0]))
+    check_against_numpy(times_int_or_two, np.array([3.0, 1.0, 2.0]))
+
+
+class Smoother:
+    def __init__(self):
+        self.s = np.zeros(3)
+
+    def step(self, x):
+        self.s = self.s * 0.5 + x
+        return self.s.sum()
+
+
+def test_a_traced_array_stored_outside_the_function_is_refused():
+    """``self.s = self.s * 0.5 + x`` (or a global, or a list of an enclosing function) kept a
+    traced value: later calls reused the program ([3, 3, 3] where NumPy gives [3, 4.5, 5.25]) and
+    the object held a tracer (acceptance campaign F, session 30)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"(?s)stores a traced array in self\.s.*in step \("):
+        elena_jax.functionalize(Smoother().step)(np.ones(3))
+    kept = []
+
+    def remember(x):
+        kept.append(x * 2)
+        return x
+
+    with pytest.raises(elena_jax.UnsupportedError, match="the variable kept of an enclosing function"):
+        elena_jax.functionalize(remember)(np.ones(3))
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("make, match", [
+    (lambda: np.matrix([[1.0, 2.0], [3.0, 4.0]]), "numpy.matrix"),
+    (lambda: np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "MaskedArray"),
+    (lambda: np.arange(3.0).astype(">f8"), r">f8 \(not the machine's byte order\)"),
+], ids=["matrix", "masked", "big-endian"])
+def test_arguments_of_other_array_types_are_refused(make, match):
+    """np.matrix's * is a matrix product (x * x was elementwise, silently), a masked array skips
+    its masked values, and JAX has no big-endian types (its own TypeError named no line)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=match):
+        elena_jax.functionalize(lambda x: x * x)(make())
+
+
+def test_long_double_and_other_byte_orders_made_inside_are_refused_naming_the_line():
+    with pytest.raises(elena_jax.UnsupportedError, match=r"(?s)float128 \(long double\).*at .*test_errors"):
+        elena_jax.functionalize(lambda x: x.astype(np.longdouble) / 3)(np.arange(3.0))
+    with pytest.raises(elena_jax.UnsupportedError, match=r">u2 \(not the machine's byte order\)"):
+        elena_jax.functionalize(lambda b: b.view(">u2"))(np.arange(4, dtype=np.uint8))
+
+
+def test_reshape_without_a_copy_raises_numpys_error_where_one_is_needed():
+    def f(a):
+        return np.reshape(a.reshape(2, 3).T, 6, copy=False)
+
+    fails(f, np.arange(6.0), exc=ValueError, match="Unable to avoid creating a copy while reshaping")
+    check_against_numpy(lambda a: (a.reshape(2, 3, copy=False), np.reshape(a, (3, 2), copy=True)), np.arange(6.0))

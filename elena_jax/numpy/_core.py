@@ -140,6 +140,12 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
 def check_dtype_supported(dtype: np.dtype) -> None:
     if dtype.kind not in "biufc":
         raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax")
+    if dtype.itemsize > {"f": 8, "c": 16}.get(dtype.kind, 8):
+        raise located(UnsupportedError, f"arrays of dtype {dtype} (long double) are not supported by elena_jax: "
+                                        "JAX has no such type")
+    if not dtype.isnative:
+        raise located(UnsupportedError, f"arrays of dtype {dtype.str} (not the machine's byte order) are not "
+                                        "supported by elena_jax; pass x.astype(x.dtype.newbyteorder('='))")
 
 
 def memory_order(shape, operands, order: str | None = "K") -> tuple[int, ...]:

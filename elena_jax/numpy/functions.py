@@ -57,9 +57,7 @@ def _arr(x) -> Tracer:
 
 @implements(np.reshape)
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    a = _arr(a)
-    out = a.reshape(shape if shape is not None else newshape, order=order)
-    return out.copy() if copy else out
+    return _arr(a).reshape(shape if shape is not None else newshape, order=order, copy=copy)
 
 
 @implements(np.ravel)

@@ -201,6 +201,8 @@ def ufunc_rule(ufunc):
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
             _fold(trace, ufunc, inputs, loop, results, dtype=dtype, signature=signature, casting=casting)
+            for r in results:
+                r.scalar = shape == ()  # NB: NumPy returns a 0-d result as a scalar (round() takes it)
             return results[0] if ufunc.nout == 1 else tuple(results)
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
@@ -389,7 +391,9 @@ def _result(trace, prim, ins, shape, dtype, out, params):
     if isinstance(out, tuple):
         (out,) = out
     if out is None:
-        return fresh(trace, prim, ins, shape, dtype, **params)
+        r = fresh(trace, prim, ins, shape, dtype, **params)
+        r.scalar = shape == ()  # NB: NumPy returns a 0-d result as a scalar (round(a.sum(), 2))
+        return r
     check_out_array(out)
     if not isinstance(out, Tracer):
         raise untraced_target("out=")
