@@ -397,6 +397,15 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     return np.true_divide(total, count).astype(np.float16 if half else a.dtype if dtype is None else dtype)
 
 
+def _divided_in_place(total: Tracer, count) -> Tracer:
+    """``total / count`` cast into total (unsafely), as NumPy's means and variances divide; a 0-d
+    total, a NumPy scalar to the user, is divided in place all the same."""
+    scalar, total.scalar = total.scalar, False
+    quotient = np.true_divide(total, count, out=total, casting="unsafe")
+    quotient.scalar = scalar
+    return quotient
+
+
 def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     """NumPy's variance, step by step as its ``_var``: the mean (kept dims, divided in place),
     the deviations squared (a complex one as re**2 + im**2), their sum, divided by the count
@@ -410,7 +419,7 @@ def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
     if mean is np._NoValue:
         total = np.add.reduce(a, axis=axes, dtype=dtype, keepdims=True, where=where)
         div = count if where is True else np.reshape(count, total.shape)
-        mean = np.true_divide(total, div, out=total, casting="unsafe")
+        mean = _divided_in_place(total, div)
     x = a - mean
     if a.dtype.kind == "c":
         x = np.add(np.multiply(x.real, x.real), np.multiply(x.imag, x.imag))
@@ -435,7 +444,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     axes = reduce_axes(axis, a.ndim)
     x, count, dtype = _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction)
     total = np.add.reduce(x, axis=axes, dtype=dtype, out=out, keepdims=keepdims, where=where)
-    return np.true_divide(total, np.maximum(count, 0), out=total, casting="unsafe")
+    return _divided_in_place(total, np.maximum(count, 0))
 
 
 @implements(np.std)
@@ -481,7 +490,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     _check_inexact(dtype, out)
     count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=keepdims, where=where)
     total = np.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
-    return np.true_divide(total, count, out=total, casting="unsafe")
+    return _divided_in_place(total, count)
 
 
 @implements(np.nanvar)
@@ -500,7 +509,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     count = np.sum(~mask, axis=axis, dtype=np.intp, keepdims=True, where=where)
     if mean is np._NoValue:
         mean = np.sum(a, axis=axis, dtype=dtype, keepdims=True, where=where)
-        mean = np.true_divide(mean, count, out=mean, casting="unsafe")
+        mean = _divided_in_place(mean, count)
     x = np.subtract(a, mean, out=a, casting="unsafe", where=where)
     np.copyto(x, 0, where=mask)
     if x.dtype.kind == "c":
@@ -509,7 +518,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         x = np.multiply(x, x, where=where)
     total = np.sum(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     dof = (count if keepdims else np.squeeze(count, reduce_axes(axis, a.ndim))) - ddof
-    quotient = np.true_divide(total, dof, out=total, casting="unsafe")
+    quotient = _divided_in_place(total, dof)
     np.copyto(quotient, np.nan, where=dof <= 0)
     return quotient
 
