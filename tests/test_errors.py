@@ -923,6 +923,25 @@ def test_a_raising_error_state_is_refused_not_ignored():
     check_against_numpy(exact, x, np.arange(3), rtol=0, atol=0)
 
 
+def divided_by_shifted(x):
+    with np.errstate(divide="raise"):
+        return np.exp(x - 2) * 3, x / (x - 2)
+
+
+def shifted_exp(x):
+    with np.errstate(divide="raise"):
+        return np.exp(x - 2) * 3, np.sqrt(x) + 1
+
+
+def test_a_state_raising_for_division_only_refuses_the_ops_that_divide():
+    """Under np.errstate(divide="raise") the subtraction of ``x / (x - 2)`` was refused, though
+    only division, logarithms, reciprocals and powers can divide by zero (acceptance campaign
+    F, session 30): the division is, at its line; the rest runs."""
+    x = np.array([0.5, 1.0, 3.0])
+    fails(divided_by_shifted, x, exc=elena_jax.UnsupportedError, match=r"np\.divide under")
+    check_against_numpy(shifted_exp, x)
+
+
 def test_small_errors_name_the_line_and_the_construct():
     """An acceptance campaign's finds (session 23): np.sum(a, axiz=0) and a.mean(axes=0) raised
     NumPy's TypeError with no line; {1.0: 2}.get(a[1]) "unhashable type: 'Tracer'" with no line.

@@ -148,12 +148,19 @@ def raising_fp_errors() -> tuple[str, ...]:
     return tuple(k for k, v in np.geterr().items() if v in ("raise", "call"))
 
 
+# The float ufuncs that divide by zero in NumPy's sense (its divide flag: x / 0, log(0),
+# arctanh(1), 0 ** -1): the others cannot raise under np.errstate(divide="raise") alone.
+_DIVIDING = frozenset({"divide", "true_divide", "floor_divide", "divmod", "reciprocal", "power", "float_power",
+                       "log", "log2", "log10", "log1p", "arctanh"})
+
+
 def _refuse_raising_error_state(ufunc, loop) -> None:
     """NB: compiled code cannot raise FloatingPointError: where NumPy would, refuse rather than
-    answer inf or nan silently. Integer, boolean and exact ops are not affected."""
+    answer inf or nan silently. Integer, boolean and exact ops are not affected, nor an op that
+    cannot divide under a state raising for division only (``x - 2`` in ``x / (x - 2)``)."""
     if ufunc.__name__ in _SILENT or not any(d.kind in "fc" for d in loop[ufunc.nin :]):
         return
-    raising = raising_fp_errors()
+    raising = [k for k in raising_fp_errors() if k != "divide" or ufunc.__name__ in _DIVIDING]
     if raising:
         settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in raising)
         raise located(UnsupportedError, f"np.{ufunc.__name__} under NumPy's error state {settings} "
