@@ -131,19 +131,35 @@ def _is_array(x: Any) -> bool:
 # The traced programs of each function, by options: shared by all its wrappers, as jax.jit's
 # cache is, so that ``functionalize(f)(x)`` written inline (a loop, a notebook cell run again,
 # ``pure(f)`` inside a jitted function) traces and compiles f once per signature, not at each call.
-_PROGRAMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+# By f's identity (two callable objects equal by their __eq__ are two functions), while f's code and
+# defaults are the ones traced (IPython's autoreload replaces them in place): id(f) -> (a weak
+# reference to f, {options: ((code, defaults, keyword defaults), programs)}).
+_PROGRAMS: dict[int, tuple[weakref.ref, dict]] = {}
+_LOCK = threading.RLock()  # NB: a weak reference's callback may run while it is held
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    with _LOCK:
+        if _PROGRAMS.get(key, (None,))[0] is ref:
+            del _PROGRAMS[key]
 
 
 def _programs_of(f: Callable, options: Options) -> OrderedDict:
     """The cache of ``f``'s programs under ``options`` (a wrapper's own where f cannot be
     referenced weakly, a callable object with ``__slots__`` say)."""
+    state = tuple(getattr(f, name, None) for name in ("__code__", "__defaults__", "__kwdefaults__"))
     with _LOCK:
-        try:
-            by_options = _PROGRAMS.setdefault(f, {})
-        except TypeError:
-            return OrderedDict()
-        return by_options.setdefault(options, OrderedDict())
+        entry = _PROGRAMS.get(id(f))
+        if entry is None or entry[0]() is not f:
+            try:
+                ref = weakref.ref(f, functools.partial(_forget, id(f)))
+            except TypeError:
+                return OrderedDict()
+            entry = _PROGRAMS[id(f)] = (ref, {})
+        kept = entry[1].get(options)
+        if kept is None or any(a is not b for a, b in zip(kept[0], state)):
+            kept = entry[1][options] = (state, OrderedDict())
+        return kept[1]
 
 
 class Functionalized:
@@ -368,9 +384,16 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     """Refuse a traced array that ``f`` stored outside itself: an attribute of the object whose
     method it is (``self.s = self.s * 0.5 + x``), a global, a variable of an enclosing function.
     NumPy's next call would read the stored value; the program, cached, repeats this one, and the
-    caller would hold a tracer (an acceptance campaign's find, session 30)."""
+    caller would hold a tracer (an acceptance campaign's find, session 30). Looked for one level
+    deep (a value, or an item of a list, tuple or dict there); f's own code only, not a helper's
+    module or an object reached through attributes."""
     fn = getattr(f, "__func__", f)
-    owner = getattr(f, "__self__", None) if hasattr(f, "__func__") else None if inspect.isfunction(f) else f
+    if hasattr(f, "__func__"):  # NB: a bound method: its instance
+        owner = f.__self__
+    elif inspect.isfunction(f):
+        owner = None
+    else:  # NB: a callable object: itself
+        owner = f
     places = [(f"self.{k}", v) for k, v in getattr(owner, "__dict__", {}).items()]
     places += [(f"the global {k}", v) for k, v in getattr(fn, "__globals__", {}).items()]
     code = getattr(fn, "__code__", None)
@@ -378,8 +401,8 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
         with contextlib.suppress(ValueError):  # NB: a cell not yet bound
             places.append((f"the variable {name} of an enclosing function", cell.cell_contents))
     code = code or getattr(vars(type(f)).get("__call__"), "__code__", None)
-    defined = f"\n  in {getattr(f, '__name__', type(f).__name__)} ({code.co_filename}:{code.co_firstlineno})" \
-        if code else ""
+    name = getattr(f, "__name__", type(f).__name__)
+    defined = f"\n  in {name} ({code.co_filename}:{code.co_firstlineno})" if code else ""
     for where, value in places:
         inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
         if any(isinstance(x, Tracer) and x._trace is trace for x in (value, *inner)):
@@ -660,8 +683,9 @@ def pure(f: Callable, **options) -> Callable:
     @functools.wraps(fz.f)
     def g(*args, **kwargs):
         if current_trace() is not None:  # NB: called by a function being traced: its ops join that trace, on copies
-            copies = jax.tree_util.tree_map(lambda x: x.copy() if isinstance(x, (Tracer, np.ndarray)) else x, args)
-            return fz.f(*copies, **kwargs), tuple(copies)
+            copies, kw = jax.tree_util.tree_map(lambda x: x.copy() if isinstance(x, (Tracer, np.ndarray)) else x,
+                                                (args, kwargs))
+            return fz.f(*copies, **kw), tuple(copies)
         result, finals, leaves, traced = fz.call_pure(args, kwargs)
         index = {id(x): i for i, x in enumerate(leaves)}
 

@@ -485,10 +485,11 @@ class Tracer:
 
     def _concrete(self, what: str, advice: str = "data-dependent Python control flow cannot be functionalized "
                                                   "(use np.where, or pass the value as a static argument)",
-                  convert: Callable | None = None):
+                  convert: Callable | None = None, numpy_raises: bool = False):
         """``convert`` of the value, where it is known at trace time (a constant made inside f, an
         integer or boolean result of constants: the same at every call), as NumPy converts it; else
-        a ConcretizationError saying ``what`` needed the value."""
+        a ConcretizationError saying ``what`` needed the value (``numpy_raises``: NumPy raises for
+        this array too, so a try/except around it takes NumPy's path: see errors.UnsupportedError)."""
         asks_for = _numpy_asks_for(sys._getframe(2))
         # NB: not for a write into a NumPy array (``COUNTS[i] += 1``): it would be done once, when tracing
         known = self._trace.known_value(self) if convert is not None and asks_for != "STORE_SUBSCR" else None
@@ -497,24 +498,27 @@ class Tracer:
         what, advice = _NUMPY_SUBSCRIPT.get(asks_for, (what, advice))
         e = ConcretizationError(f"{what} needs the value of a traced array {self.shape}:{self.dtype}; {advice}"
                                 f"\n  at {user_location()}")
-        e.numpy_raises = self.size != 1  # NB: NumPy converts an array of one value only
+        e.numpy_raises = numpy_raises
         raise e
 
     def __bool__(self):
         return self._concrete("bool() (an `if`, `while`, `and`/`or`, assert, or Python's min()/max() of traced "
-                              "values: np.minimum/np.maximum, np.min/np.max)", convert=bool)
+                              "values: np.minimum/np.maximum, np.min/np.max)", convert=bool,
+                              numpy_raises=self.size != 1)
 
+    # NB: NumPy converts 0-d arrays only to Python numbers, integer ones only to an index
     def __int__(self):
-        return self._concrete("int()", convert=int)
+        return self._concrete("int()", convert=int, numpy_raises=self.ndim != 0)
 
     def __float__(self):
-        return self._concrete("float()", convert=float)
+        return self._concrete("float()", convert=float, numpy_raises=self.ndim != 0)
 
     def __complex__(self):
-        return self._concrete("complex()", convert=complex)
+        return self._concrete("complex()", convert=complex, numpy_raises=self.ndim != 0)
 
     def __index__(self):
-        return self._concrete("using an array as a Python index", convert=operator.index)
+        return self._concrete("using an array as a Python index", convert=operator.index,
+                              numpy_raises=self.ndim != 0 or self.dtype.kind not in "iu")
 
     @locating
     def __format__(self, spec: str) -> str:

@@ -62,6 +62,31 @@ def doubled_after_writing(x):
     return x * 2
 
 
+class Named:
+    """A callable equal to another of the same name, whatever its weights."""
+
+    def __init__(self, name, w):
+        self.name, self.w = name, w
+
+    def __eq__(self, other):
+        return isinstance(other, Named) and self.name == other.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __call__(self, x):
+        return x @ self.w
+
+
+def test_callables_equal_by_their_eq_have_programs_of_their_own():
+    """The shared cache goes by identity: a second layer equal to the first by its __eq__ ran
+    the first one's program (the review's find, session 30)."""
+    x = np.ones(2)
+    layers = [Named("dense", k * np.eye(2)) for k in (1.0, 3.0)]  # NB: both alive
+    for k, layer in zip((1.0, 3.0), layers):
+        np.testing.assert_array_equal(elena_jax.functionalize(layer)(x), [k, k])
+
+
 def test_wrappers_of_one_function_share_its_programs():
     """As jax.jit's cache: ``functionalize(f)(x)`` written inline (in a loop, a notebook cell run
     again) traces f once per signature and options, the caller's array written back each time; a
@@ -79,6 +104,9 @@ def test_wrappers_of_one_function_share_its_programs():
     def local(x):
         return x + 1
 
+    np.testing.assert_array_equal(elena_jax.functionalize(local)(np.ones(2)), [2.0, 2.0])
+    local.__code__ = (lambda x: x * 10).__code__  # NB: as IPython's autoreload does: traced anew
+    np.testing.assert_array_equal(elena_jax.functionalize(local)(np.ones(2)), [10.0, 10.0])
     gone = weakref.ref(local)
     elena_jax.functionalize(local)(np.ones(2))
     del local
@@ -881,6 +909,15 @@ def pure_inside(x):
     return s, new, x
 
 
+def pure_inside_by_keyword(x, y):
+    def inner(a, b):
+        b[0] = 7.0
+        return a.sum()
+
+    elena_jax.pure(inner)(x, b=y)
+    return y
+
+
 def test_pure_called_by_a_traced_function_joins_its_trace_on_copies():
     """elena_jax.pure(g) inside a functionalized function refused its tracers as unhashable
     static arguments (acceptance campaign F, session 30); it runs g on copies: x is unchanged."""
@@ -888,13 +925,18 @@ def test_pure_called_by_a_traced_function_joins_its_trace_on_copies():
     assert float(s) == 7.0
     np.testing.assert_array_equal(new, [5.0, 1.0, 1.0])
     np.testing.assert_array_equal(x, np.ones(3))
+    y = np.ones(3)
+    np.testing.assert_array_equal(elena_jax.functionalize(pure_inside_by_keyword)(np.ones(3), y), np.ones(3))
+    np.testing.assert_array_equal(y, np.ones(3))  # NB: keyword arguments are copied too
 
 
 def rounded_scalars(a):
     s = a.sum()
     t = s
     s += 1  # NB: a NumPy scalar is immutable: t keeps the sum
-    return round(a.sum(), 2), round(a[1] * 2, 1), round(np.sqrt(a[2]), 3), round(a.max(), 1), t, s
+    o = np.asarray(a.sum())  # NB: a 0-d array of the scalar's value, writable
+    np.add(o, 1, out=o)
+    return round(a.sum(), 2), round(a[1] * 2, 1), round(np.sqrt(a[2]), 3), round(a.max(), 1), t, s, o
 
 
 def test_zero_dimensional_results_of_ufuncs_and_reductions_are_numpy_scalars():

@@ -940,6 +940,8 @@ def test_a_state_raising_for_division_only_refuses_the_ops_that_divide():
     x = np.array([0.5, 1.0, 3.0])
     fails(divided_by_shifted, x, exc=elena_jax.UnsupportedError, match=r"np\.divide under")
     check_against_numpy(shifted_exp, x)
+    with np.errstate(divide="raise"), pytest.raises(elena_jax.UnsupportedError, match=r"np\.arctan under"):
+        elena_jax.functionalize(np.arctan)(np.array([1j, 0.5 + 0j]))  # NB: NumPy's arctan(1j) divides by zero
 
 
 def test_small_errors_name_the_line_and_the_construct():
@@ -967,7 +969,23 @@ def times_int_or_two(x):
         n = int(x)  # NumPy raises here too (three values): both take the fallback
     except TypeError:
         n = 2
-    return x * n
+    try:
+        m = float(x[:1])  # NumPy 2.4 converts 0-d arrays only
+    except TypeError:
+        m = 3.0
+    try:
+        r = range(x[0])  # a float is no index
+    except TypeError:
+        r = range(4)
+    return x * n * m * len(r)
+
+
+def second_or_ten(x):
+    try:
+        v = x.item(1)  # NumPy's item(i) takes any size
+    except Exception:
+        v = 10.0
+    return x * v
 
 
 def test_a_refusal_the_function_catches_is_refused_at_the_end():
@@ -979,6 +997,8 @@ def test_a_refusal_the_function_catches_is_refused_at_the_end():
                                                             r".*s = float\(x.max\(\)\)"):
         elena_jax.functionalize(max_or_one)(np.array([3.0, 1.0, 2.0]))
     check_against_numpy(times_int_or_two, np.array([3.0, 1.0, 2.0]))
+    with pytest.raises(elena_jax.ConcretizationError, match=r"(?s)item\(\).*caught it"):
+        elena_jax.functionalize(second_or_ten)(np.array([3.0, 1.0, 2.0]))
 
 
 class Smoother:

@@ -204,8 +204,8 @@ def _assemble(obj, dtype, order="K"):
 
 @creation("array")
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
-    if isinstance(obj, Tracer) and not copy and (dtype is None or np.dtype(dtype) == obj.dtype):
-        out = obj  # NB: NumPy 2's copy=False / copy=None return the array itself when they can
+    if isinstance(obj, Tracer) and not copy and not obj.scalar and (dtype is None or np.dtype(dtype) == obj.dtype):
+        out = obj  # NB: NumPy 2's copy=False / copy=None return the array itself when they can (not of a scalar)
     elif copy is False and has_tracer(obj):
         raise ValueError(f"Unable to avoid copy while creating an array as requested.\n  at {user_location()}")
     elif has_tracer(obj):
@@ -222,7 +222,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 
 @creation("asarray")
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, like=None):
-    if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy:
+    if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy and not a.scalar:
         return a.view_of(a.header) if a.weak else a  # NB: of a traced Python scalar, an array: not weak
     return array(a, dtype=dtype, copy=True if copy is None else copy)  # NB: None: copy where needed
 

@@ -400,10 +400,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def _divided_in_place(total: Tracer, count) -> Tracer:
     """``total / count`` cast into total (unsafely), as NumPy's means and variances divide; a 0-d
     total, a NumPy scalar to the user, is divided in place all the same."""
-    scalar, total.scalar = total.scalar, False
-    quotient = np.true_divide(total, count, out=total, casting="unsafe")
-    quotient.scalar = scalar
-    return quotient
+    scalar, total.scalar = total.scalar, False  # NB: a scalar is no out= (check_out_array)
+    try:
+        return np.true_divide(total, count, out=total, casting="unsafe")
+    finally:
+        total.scalar = scalar
 
 
 def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):

@@ -151,7 +151,7 @@ def raising_fp_errors() -> tuple[str, ...]:
 # The float ufuncs that divide by zero in NumPy's sense (its divide flag: x / 0, log(0),
 # arctanh(1), 0 ** -1): the others cannot raise under np.errstate(divide="raise") alone.
 _DIVIDING = frozenset({"divide", "true_divide", "floor_divide", "divmod", "reciprocal", "power", "float_power",
-                       "log", "log2", "log10", "log1p", "arctanh"})
+                       "log", "log2", "log10", "log1p", "arctanh", "arctan"})  # NB: complex arctan(1j)
 
 
 def _refuse_raising_error_state(ufunc, loop) -> None:
