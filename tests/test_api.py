@@ -936,10 +936,11 @@ def rounded_scalars(a):
     s += 1  # NB: a NumPy scalar is immutable: t keeps the sum
     o = np.asarray(a.sum())  # NB: a 0-d array of the scalar's value, writable
     np.add(o, 1, out=o)
-    return round(a.sum(), 2), round(a[1] * 2, 1), round(np.sqrt(a[2]), 3), round(a.max(), 1), t, s, o
+    return (round(a.sum(), 2), round(a[1] * 2, 1), round(np.sqrt(a[2]), 3), round(a.max(), 1), t, s, o,
+            round(a.mean(), 2), round(a.std(), 3), round(a[1].astype(np.float32), 1))
 
 
 def test_zero_dimensional_results_of_ufuncs_and_reductions_are_numpy_scalars():
-    """NumPy returns them as scalars: round(a.sum(), 2) raised TypeError (an array's round), and
-    ``t = s; s += 1`` changed t too (acceptance campaign F, session 30)."""
+    """NumPy returns them as scalars, and a scalar's astype too: round(a.sum(), 2) raised TypeError
+    (an array's round), and ``t = s; s += 1`` changed t too (acceptance campaign F, session 30)."""
     check_against_numpy(rounded_scalars, np.arange(6.0) / 7, rtol=0, atol=0)

@@ -213,6 +213,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
             dtype = result_dtype(*[x if isinstance(x, Tracer) else np.asarray(x).dtype
                                    for x in leaves(obj)])
         out = _assemble(obj, np.dtype(dtype), order)
+        out.scalar = False  # NB: an array, also of a NumPy scalar (np.asarray(a.sum()))
     else:
         out = constant(ORIGINALS["array"](obj, dtype=dtype, copy=True, order=order))
     while out.ndim < ndmin:

@@ -232,7 +232,9 @@ def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True)
     check_cast(a.dtype, dtype, casting)
     if dtype == a.dtype and not copy:
         return a
-    return fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
+    r = fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
+    r.scalar = a.scalar  # NB: a NumPy scalar's astype is a scalar (np.mean's quotient, round(a.mean(), 2))
+    return r
 
 
 @implements(np.concatenate)
