@@ -1146,16 +1146,17 @@ def to_value(x):
     a = np.asarray(x)
     if a.ndim != 1 or not 2 <= a.size <= _LANE_VECTOR or a.dtype.kind not in "biuf":
         return jnp.asarray(a)
-    distinct = {v.tobytes(): k for k, v in enumerate(a)}  # NB: by bits: -0.0 and NaNs kept apart
-    if len(distinct) == a.size:
+    lanes_of: dict[bytes, list[int]] = {}  # NB: by bits: -0.0 and NaNs kept apart
+    for j, v in enumerate(a):
+        lanes_of.setdefault(v.tobytes(), []).append(j)
+    if len(lanes_of) == a.size:
         return jnp.asarray(a)
     lane = memory.iota(a.shape, 0)
-    result = jnp.full(a.shape, a[-1], a.dtype)
-    for k in distinct.values():
-        same = [j for j, v in enumerate(a) if v.tobytes() == a[k].tobytes()]
-        if a.size - 1 not in same:
+    result = jnp.full(a.shape, a[-1], a.dtype)  # NB: the last lane's value, then each other value's lanes
+    for same in lanes_of.values():
+        if same[-1] != a.size - 1:
             mask = functools.reduce(operator.or_, [lane == j for j in same])
-            result = memory.select(mask, jnp.full(a.shape, a[k], a.dtype), result)
+            result = memory.select(mask, jnp.full(a.shape, a[same[0]], a.dtype), result)
     return result
 
 
