@@ -98,7 +98,7 @@ from hypothesis import strategies as st
 from ._aliases import copy_tree
 from .lower import opaque
 from .numpy.ufuncs import numpy_folds
-from .testing import RTOL, assert_same, check_against_numpy, rounding_chains
+from .testing import NO_AVX512_LOOPS, RTOL, assert_same, check_against_numpy, numpy_avx512_loops, rounding_chains
 
 DTYPES = ["float64", "float32", "int64", "int32", "uint8", "bool"]
 
@@ -1621,6 +1621,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-gpu", action="store_true",
                         help="lower the programs as for a GPU (lower/opaque.py's hiding) while they run here")
     args = parser.parse_args(argv)
+    if numpy_avx512_loops():
+        print(f"note: NumPy runs its AVX-512 loops here, whose transcendentals are not its portable loops' bits "
+              f"(elena_jax's); run with NPY_DISABLE_CPU_FEATURES='{NO_AVX512_LOOPS}' to compare with those",
+              file=sys.stderr)
     c = Campaign(args.seed, args.steps, args.batch, args.eager_every, not args.no_jit, args.keep_going, args.style,
                  args.vmap_every, args.grad_every, args.as_gpu)
     if args.replay is not None:

@@ -5,6 +5,9 @@ arguments and through elena_jax on other copies (passes on and off), and
 compares the results (values and dtypes) and every argument after the call.
 The copies share memory as the arguments do (``f(x, x[1:])`` stays aliased).
 `rounding_chains(hlo)` finds, in a lowered program, the rounding a GPU would drop.
+`numpy_avx512_loops()` says whether NumPy runs its AVX-512 loops here, whose transcendentals
+differ from its loops on other CPUs in the last bits (set ``NPY_DISABLE_CPU_FEATURES`` to compare
+with the portable ones; tests/conftest.py does).
 """
 
 from __future__ import annotations
@@ -59,6 +62,19 @@ def check_against_numpy(f: Callable, *args, optimize: Sequence[bool] = (True, Fa
                 assert isinstance(g, np.ndarray), f"argument leaf {k} is no longer a NumPy array"
                 assert_same(g, w, rtol, atol, f"argument leaf {k} after the call (optimize={opt})")
     return want
+
+
+#: What ``NPY_DISABLE_CPU_FEATURES`` names to turn NumPy's AVX-512 loops off (NumPy >= 2.4's groups).
+NO_AVX512_LOOPS = "X86_V4 AVX512_ICL AVX512_SPR"
+
+
+def numpy_avx512_loops() -> bool:
+    """Whether NumPy dispatches to its AVX-512 loops (``X86_V4`` and up; ``AVX512_SKX`` and up before 2.4):
+    on such a CPU its float32 and float64 transcendentals (exp2, log10, tan, arcsin, cbrt, power, ...) are
+    SVML's, 1-3 units in the last place from its loops on every other CPU, whose bits elena_jax gives."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    return any(__cpu_features__.get(f) for f in __cpu_dispatch__ if f.startswith(("X86_V4", "AVX512")))
 
 
 _FLOATS = ("f16", "bf16", "f32", "f64")

@@ -8,11 +8,20 @@ the executables are the ones XLA would build again, so no result changes.
 
 Hypothesis draws the same examples at every run (derandomized: a gate that passes passes again);
 ``HYPOTHESIS_PROFILE=explore`` draws new ones, for a campaign (docs/fuzzing.md).
+
+The oracle is NumPy's portable loops: on a CPU with AVX-512, NumPy computes float32 and float64
+transcendentals (exp2, log10, tan, arcsin, cbrt, power, ...) with other loops (SVML's), whose
+results differ from its loops on every other CPU by 1-3 units in the last place; the run turns
+those off (``NPY_DISABLE_CPU_FEATURES``, read when NumPy is imported, before anything here imports
+it), so a test that asks for NumPy's bits asks for the same bits on every machine.
 """
 
 from __future__ import annotations
 
 import os
+
+os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", "X86_V4 AVX512_ICL AVX512_SPR")  # NB: testing.NO_AVX512_LOOPS
+
 import shutil
 import tempfile
 
@@ -21,6 +30,7 @@ import pytest
 from hypothesis import settings
 
 from elena_jax.lower import opaque
+from elena_jax.testing import NO_AVX512_LOOPS, numpy_avx512_loops
 
 _FOLDER = "ELENA_JAX_TEST_XLA_CACHE"
 
@@ -30,6 +40,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
 
 def pytest_configure(config) -> None:
+    if numpy_avx512_loops():
+        raise pytest.UsageError("NumPy runs its AVX-512 loops (imported before tests/conftest.py set "
+                                f"NPY_DISABLE_CPU_FEATURES): set NPY_DISABLE_CPU_FEATURES='{NO_AVX512_LOOPS}'")
     if _FOLDER not in os.environ:  # NB: the controlling process; its xdist workers inherit the folder
         os.environ[_FOLDER] = tempfile.mkdtemp(prefix="elena_jax_xla_cache_")
         config._elena_jax_cache_owner = True
