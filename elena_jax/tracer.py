@@ -407,6 +407,7 @@ class Tracer:
     @shape.setter
     @locating
     def shape(self, shape) -> None:
+        self.check_not_scalar("shape")
         new = self._reshaped(shape)
         if new is None:
             raise AttributeError("Incompatible shape for in-place modification. "
@@ -586,6 +587,16 @@ class Tracer:
         if not self.writeable:
             raise located(ValueError, "assignment destination is read-only")
 
+    @property
+    def type_name(self) -> str:
+        """NumPy's name of this value's type in its messages: ``numpy.ndarray``, or a scalar's."""
+        return f"numpy.{self.dtype.type.__name__}" if self.scalar else "numpy.ndarray"
+
+    def check_not_scalar(self, attribute: str) -> None:
+        """NumPy's AttributeError for assigning an attribute of a scalar (``s.shape = (1,)``)."""
+        if self.scalar:
+            raise located(AttributeError, f"attribute '{attribute}' of 'numpy.generic' objects is not writable")
+
     def _index_order(self, order: str, allowed: str = "CFA") -> str:
         """``order`` of reshape/ravel as C or F (A: F for Fortran-contiguous arrays only)."""
         if order not in allowed:
@@ -671,6 +682,8 @@ class Tracer:
     @locating
     def __setitem__(self, key, value) -> None:
         _borrowed(self, (key, value))
+        if self.scalar:
+            raise located(TypeError, f"'{self.type_name}' object does not support item assignment")
         HOOKS["setitem"](self, _known_key(key), value)
 
     # -- the NumPy protocols ------------------------------------------------------

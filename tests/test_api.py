@@ -944,3 +944,29 @@ def test_zero_dimensional_results_of_ufuncs_and_reductions_are_numpy_scalars():
     """NumPy returns them as scalars, and a scalar's astype too: round(a.sum(), 2) raised TypeError
     (an array's round), and ``t = s; s += 1`` changed t too (acceptance campaign F, session 30)."""
     check_against_numpy(rounded_scalars, np.arange(6.0) / 7, rtol=0, atol=0)
+
+
+def library_scalars(a, m, z):
+    rounded = [round(r, 3) for r in (np.median(a), np.percentile(a, 30), np.ptp(a), np.average(a, weights=a),
+                                     np.trace(m), np.linalg.norm(a), np.linalg.det(m), np.dot(a, a), a @ a,
+                                     np.einsum("i,i", a, a), np.vdot(a, a), np.interp(z, a, a), a.dot(a))]
+    s = np.median(a)
+    t = s
+    s += 1  # NB: a scalar: t keeps the median
+    w = np.where(z > 1, z, 0.0)
+    v = w
+    w += 1  # NB: np.where's 0-d result is an array: v is w
+    c = np.copy(z)
+    d = c
+    c *= 2
+    flipped = np.flip(z)  # NB: of a 0-d array, a scalar: a copy, not a view of z
+    z[...] = -1.0
+    return rounded, s, t, v, d, flipped, np.count_nonzero(a) + 0, z
+
+
+def test_zero_dimensional_results_of_library_functions_are_scalars_or_arrays_as_numpys():
+    """np.median, np.dot of vectors, np.linalg.det, ... return NumPy scalars, np.where and np.copy
+    0-d arrays: NumPy's call on stand-ins tells which (`numpy._core.returning_as_numpy`). They were
+    all 0-d arrays: round(np.median(a), 2) raised TypeError and ``t = s; s += 1`` changed t (session
+    30's review). A scalar of a 0-d array (np.flip's) is a copy: a later write to the array leaves it."""
+    check_against_numpy(library_scalars, np.arange(1.0, 6.0) / 7, np.eye(3) * 2, np.array(1.5), rtol=0, atol=0)

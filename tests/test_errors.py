@@ -699,6 +699,33 @@ def fails_as_numpy(f, *args):
     assert type(e) is type(numpys.value) and str(e).split("\n  at ")[0] == str(numpys.value)
 
 
+def _scalar_item_set(a): s = a.sum(); s[...] = 0; return s  # noqa: E702
+def _scalar_shape_set(a): s = np.median(a); s.shape = (1,); return s  # noqa: E702
+def _scalar_copyto(a): s = a.max(); np.copyto(s, 1.0); return s  # noqa: E702
+def _scalar_putmask(a): s = np.dot(a, a); np.putmask(s, True, 1.0); return s  # noqa: E702
+def _scalar_place(a): s = a[0]; np.place(s, True, 1.0); return s  # noqa: E702
+def _scalar_add_at(a): s = a.min(); np.add.at(s, (), 1.0); return s  # noqa: E702
+def _scalar_real_set(a): s = a.mean(); s.real = 1.0; return s  # noqa: E702
+
+
+@pytest.mark.parametrize("f", [_scalar_item_set, _scalar_shape_set, _scalar_copyto, _scalar_putmask, _scalar_place,
+                               _scalar_add_at, _scalar_real_set])
+def test_writes_into_numpy_scalars_are_numpys_errors(f):
+    """A NumPy scalar (a reduction's, an element's) is immutable: NumPy raises where code writes into it.
+    They wrote into the scalar's 0-d storage (session 30's review)."""
+    fails_as_numpy(f, np.arange(1.0, 4.0))
+
+
+def test_a_numpy_scalars_fill_changes_nothing():
+    """As NumPy's: a scalar's fill fills a copy of it (it wrote the scalar, session 30's review)."""
+    def f(a):
+        s = a.sum()
+        s.fill(0.0)
+        return s
+
+    check_against_numpy(f, np.arange(4.0))
+
+
 def _full_overflow(a): return np.full(3, 300, dtype=np.uint8) + a
 def _full_like_overflow(a): return np.full_like(a, -1) + a
 def _full_like_string(a): return np.full_like(a.astype(float), "x")
@@ -942,6 +969,32 @@ def test_a_state_raising_for_division_only_refuses_the_ops_that_divide():
     check_against_numpy(shifted_exp, x)
     with np.errstate(divide="raise"), pytest.raises(elena_jax.UnsupportedError, match=r"np\.arctan under"):
         elena_jax.functionalize(np.arctan)(np.array([1j, 0.5 + 0j]))  # NB: NumPy's arctan(1j) divides by zero
+
+
+def integer_quotients(k, d):
+    with np.errstate(divide="raise"):
+        return k // d
+
+
+def halves_and_quotients(x, k):
+    with np.errstate(divide="raise"):
+        half = x / 2.0
+    with np.errstate(divide="raise", over="raise"):
+        return half, k // 3, k % -2, np.fmod(k, 5)
+
+
+def test_integer_division_under_a_raising_state_is_refused_unless_the_divisor_is_a_nonzero_constant():
+    """NumPy's integer ``k // 0`` (and %, fmod, divmod) raises FloatingPointError under
+    np.errstate(divide="raise"), and ``MIN // -1`` under over="raise": elena_jax answered 0 and MIN
+    (session 30's review). Refused at the line where the divisor is traced; a constant divisor that
+    is never 0 (nor -1) cannot raise, and runs, a float division by one too."""
+    k, d = np.array([5, -7, 9], np.int32), np.array([2, 0, 3], np.int32)
+    with pytest.raises(FloatingPointError), np.errstate(divide="raise"):
+        integer_quotients(k, d)
+    fails(integer_quotients, k, d, exc=elena_jax.UnsupportedError, match=r"np\.floor_divide under")
+    check_against_numpy(halves_and_quotients, np.array([1.0, -3.0, 0.0]), k, rtol=0, atol=0)
+    with np.errstate(over="raise"), pytest.raises(elena_jax.UnsupportedError, match=r"np\.floor_divide under"):
+        elena_jax.functionalize(lambda k: k // -1)(np.array([-128, 3], np.int8))  # NB: NumPy raises here
 
 
 def test_small_errors_name_the_line_and_the_construct():

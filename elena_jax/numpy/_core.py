@@ -7,6 +7,8 @@ shapes and dtypes with NumPy's own machinery (``ufunc.resolve_dtypes``,
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,14 +21,86 @@ from ..tracer import FUNCTIONS, UNTRACED_TARGET, Trace, Tracer, current_trace
 
 def implements(*funcs: Callable) -> Callable:
     """Register a rule for NumPy functions reached through ``__array_function__``: that door
-    (`errors.locating`) names the user's line in whatever the rule raises without it."""
+    (`errors.locating`) names the user's line in whatever the rule raises without it. Its 0-d
+    results are scalars or arrays as NumPy's (`returning_as_numpy`)."""
 
     def register(rule: Callable) -> Callable:
         for f in funcs:
-            FUNCTIONS[f] = rule
+            FUNCTIONS[f] = returning_as_numpy(f, rule)
         return rule
 
     return register
+
+
+def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
+    """``rule``, whose new 0-d results are NumPy scalars where NumPy's ``func`` returns scalars
+    (np.median, np.dot of vectors, np.linalg.det: ``round(m, 2)`` takes one, ``t = m; m += 1``
+    leaves ``t``) and 0-d arrays where it returns arrays (np.where, np.copy), as NumPy's own call
+    on one-element stand-ins of the operands says. (Where NumPy's scalar is a copy, the rules make
+    one too: np.flip of a 0-d array, np.real of a scalar.)"""
+
+    @functools.wraps(rule)  # NB: with the rule's marks (``data_dependent``)
+    def call(*args, **kwargs):
+        result = rule(*args, **kwargs)
+        outs = list(result) if isinstance(result, (tuple, list)) else [result]
+        given = [x for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)]
+        zero_d = [i for i, r in enumerate(outs) if isinstance(r, Tracer) and r.ndim == 0
+                  and all(r is not x for x in given)]  # NB: an argument returned as it is keeps its kind
+        if not zero_d:
+            return result
+        probed = _probe(func, args, kwargs)
+        probed = list(probed) if isinstance(probed, (tuple, list)) else [probed]
+        if len(probed) != len(outs):  # NB: NumPy refused the stand-ins: it cannot tell
+            return result
+        for i in zero_d:
+            outs[i].scalar = isinstance(probed[i], np.generic)
+        return result
+
+    return call
+
+
+def _probe(func: Callable, args, kwargs):
+    """NumPy's result on one-element stand-ins (ones, else zeros), or None where it refuses both."""
+    for fill in (1, 0):
+        try:
+            return run_numpy(func, args, kwargs, fill=fill)
+        except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
+            continue
+    return None
+
+
+def leaves(obj):
+    """The leaves of nested lists and tuples."""
+    if isinstance(obj, (list, tuple)):
+        for x in obj:
+            yield from leaves(x)
+    else:
+        yield obj
+
+
+def stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
+    """A NumPy value standing in for ``x``: one element per non-empty axis, or (``full``) a zero-stride
+    probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
+    ``fill`` (ones by default: zeros are singular and sum to 0); a NumPy scalar for a traced scalar.
+    With ``constants``, NumPy arrays are cut to their first element per axis too, beside the traced ones."""
+    if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
+        if x.scalar:
+            return np.full((), fill, x.dtype)[()]
+        shape = x.shape if full else tuple(min(n, 1) for n in x.shape)
+        return np.broadcast_to(np.full((), fill, x.dtype), shape)
+    if constants and isinstance(x, np.ndarray):
+        return x[tuple(slice(0, 1) for _ in x.shape)]
+    if isinstance(x, (list, tuple)):
+        return type(x)(stand_in(v, full, fill, constants) for v in x)
+    return x
+
+
+def run_numpy(func: Callable, args, kwargs, full: bool = False, fill: int = 1, constants: bool = False):
+    """NumPy's ``func`` on stand-ins of the operands (`stand_in`), quietly."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
+        return func(*stand_in(list(args), full, fill, constants),
+                    **{k: stand_in(v, full, fill, constants) for k, v in kwargs.items()})
 
 
 def trace_of(*values: Any) -> Trace:

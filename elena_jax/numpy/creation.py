@@ -26,7 +26,7 @@ import numpy.lib._index_tricks_impl as _index_tricks
 
 from ..errors import ConcretizationError, is_user_file, located, locating, user_location
 from ..tracer import FUNCTIONS, INTERCEPTED_CODE, Tracer, current_trace
-from ._core import fresh, has_tracer, implements, laid_out, like_order, memory_order, result_dtype, trace_of
+from ._core import fresh, has_tracer, implements, laid_out, leaves, like_order, memory_order, result_dtype, trace_of
 from .indexing import _check_value_shape
 
 CREATION: dict[str, callable] = {}
@@ -183,14 +183,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         return traced_linspace(start, stop, num, endpoint, retstep, dtype, axis)
     out = ORIGINALS["linspace"](start, stop, num, endpoint, retstep, dtype, axis)
     return (constant(out[0]), out[1]) if retstep else constant(out)
-
-
-def leaves(obj):
-    if isinstance(obj, (list, tuple)):
-        for x in obj:
-            yield from leaves(x)
-    else:
-        yield obj
 
 
 def _assemble(obj, dtype, order="K"):

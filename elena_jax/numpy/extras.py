@@ -1551,7 +1551,7 @@ def unpackbits(a, axis=None, count=None, bitorder: str = "big") -> Tracer:
 
 
 def _written_array(a, name: str, not_array: str) -> Tracer:
-    if isinstance(a, Tracer):
+    if isinstance(a, Tracer) and not a.scalar:
         a.check_writeable()
         return a
     if isinstance(a, np.ndarray):
@@ -1618,7 +1618,8 @@ def place(arr, mask, vals) -> None:
     """The k-th set position of the mask (in ``arr``'s C order) gets ``vals.flat[k % len]``: a
     write through ``arr``. The positions are a running count of the mask, so a traced mask
     keeps the write's shape static."""
-    a = _written_array(arr, "place", f"place() argument 1 must be numpy.ndarray, not {type(arr).__name__}")
+    what = arr.type_name if isinstance(arr, Tracer) else type(arr).__name__
+    a = _written_array(arr, "place", f"place() argument 1 must be numpy.ndarray, not {what}")
     if _reads_live(vals, a, a.dtype) or \
             _reads_live(mask, a, np.dtype(bool)) and (mask.header.offset, mask.size) != (a.header.offset, a.size):
         raise located(UnsupportedError, "np.place with a mask or values overlapping the array it writes: "

@@ -10,6 +10,7 @@ a one-element stand-in of each operand, so dtypes are NumPy's.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 import warnings
@@ -34,17 +35,19 @@ from ._core import (
     has_tracer,
     implements,
     laid_out,
+    leaves,
     like_order,
     memory_order,
     promoted_as,
     raise_where,
     result_dtype,
+    run_numpy,
     sequence_as_array,
     shape_of,
     trace_of,
     untraced_target,
 )
-from .creation import arrays_from_lists, asarray, constant, intercept, leaves
+from .creation import arrays_from_lists, asarray, constant, intercept
 from .ufuncs import _result, reduce_axes, reduced_shape
 
 
@@ -399,14 +402,21 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     return np.true_divide(total, count).astype(np.float16 if half else a.dtype if dtype is None else dtype)
 
 
-def _divided_in_place(total: Tracer, count) -> Tracer:
-    """``total / count`` cast into total (unsafely), as NumPy's means and variances divide; a 0-d
-    total, a NumPy scalar to the user, is divided in place all the same."""
-    scalar, total.scalar = total.scalar, False  # NB: a scalar is no out= (check_out_array)
+@contextlib.contextmanager
+def _in_place(x: Tracer):
+    """``x``, a NumPy scalar to the user (a 0-d sum), written in place as the 0-d array NumPy's own
+    means and variances write before they return it: a scalar is no out= (check_out_array)."""
+    scalar, x.scalar = x.scalar, False
     try:
-        return np.true_divide(total, count, out=total, casting="unsafe")
+        yield x
     finally:
-        total.scalar = scalar
+        x.scalar = scalar
+
+
+def _divided_in_place(total: Tracer, count) -> Tracer:
+    """``total / count`` cast into total (unsafely), as NumPy's means and variances divide."""
+    with _in_place(total):
+        return np.true_divide(total, count, out=total, casting="unsafe")
 
 
 def _deviations(a, axes, dtype, ddof, keepdims, where, mean, correction):
@@ -522,7 +532,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     total = np.sum(x, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     dof = (count if keepdims else np.squeeze(count, reduce_axes(axis, a.ndim))) - ddof
     quotient = _divided_in_place(total, dof)
-    np.copyto(quotient, np.nan, where=dof <= 0)
+    with _in_place(quotient):
+        np.copyto(quotient, np.nan, where=dof <= 0)
     return quotient
 
 
@@ -749,28 +760,6 @@ if hasattr(np, "cumulative_sum"):  # NB: NumPy 2.1
 # --- everything else: apply jax.numpy.<name> -----------------------------------------
 
 
-def _stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
-    """A NumPy value standing in for ``x``: one element per non-empty axis, or (``full``) a zero-stride
-    probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
-    ``fill`` (ones by default: zeros are singular and sum to 0). With ``constants``, NumPy arrays
-    are cut to their first element per axis too, beside the traced ones."""
-    if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
-        shape = x.shape if full else tuple(min(n, 1) for n in x.shape)
-        return np.broadcast_to(np.full((), fill, x.dtype), shape)
-    if constants and isinstance(x, np.ndarray):
-        return x[tuple(slice(0, 1) for _ in x.shape)]
-    if isinstance(x, (list, tuple)):
-        return type(x)(_stand_in(v, full, fill, constants) for v in x)
-    return x
-
-
-def _run_numpy(func, args, kwargs, full: bool = False, fill: int = 1, constants: bool = False):
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins
-        return func(*_stand_in(list(args), full, fill, constants),
-                    **{k: _stand_in(v, full, fill, constants) for k, v in kwargs.items()})
-
-
 def _layout_probe(x):
     """``x`` as a small NumPy array laid out in memory as ``x`` is (see `_numpy_layouts`): at most
     3 elements per axis, axes in the same stride order and direction, and a gap wherever ``x`` has
@@ -799,7 +788,7 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
     if all(memory_order(x.shape, [x]) == tuple(range(x.ndim)) for x in tracers):
         return results
     try:
-        probed = _run_numpy(func, _layout_probe(list(args)), {k: _layout_probe(v) for k, v in kwargs.items()})
+        probed = run_numpy(func, _layout_probe(list(args)), {k: _layout_probe(v) for k, v in kwargs.items()})
     except Exception:  # noqa: BLE001 (a probe NumPy refuses tells nothing)
         return results
     probed = probed if isinstance(probed, (tuple, list)) else [probed]
@@ -818,17 +807,17 @@ def _numpy_dtypes(func, args, kwargs):
     NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
     for fill in (1, 0):  # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1)
         try:
-            r = _run_numpy(func, args, kwargs, fill=fill)
+            r = run_numpy(func, args, kwargs, fill=fill)
             break
         except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
             continue
     else:
         try:
-            r = _run_numpy(func, args, kwargs, full=True)
+            r = run_numpy(func, args, kwargs, full=True)
         except np.linalg.LinAlgError as e:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
             _raise_of_shapes(e)
             try:  # (np.linalg.solve(np.diag(traced), np.ones(3)))
-                r = _run_numpy(func, args, kwargs, constants=True)
+                r = run_numpy(func, args, kwargs, constants=True)
             except Exception:  # noqa: BLE001 (the stand-ins' values, not the user's)
                 return None
         except (TypeError, ValueError, IndexError) as e:
@@ -1027,11 +1016,11 @@ def _check_out_cast(func, args, kwargs, out) -> None:
         raise located(ValueError, "output array is not acceptable (must have the right datatype, number of "
                                   "dimensions, and be a C-Array)")
     try:
-        r = _run_numpy(func, args, kwargs)
+        r = run_numpy(func, args, kwargs)
     except Exception:  # noqa: BLE001 (refusals are raised, with NumPy's errors, by the call itself)
         return
     if not isinstance(r, (tuple, list)):
-        _run_numpy(func, args, {**kwargs, "out": np.empty(np.shape(r), out.dtype)})
+        run_numpy(func, args, {**kwargs, "out": np.empty(np.shape(r), out.dtype)})
 
 
 def _returned(name: str, results: list[Tracer], out, multiple: bool):
@@ -1056,7 +1045,7 @@ def _returned(name: str, results: list[Tracer], out, multiple: bool):
 def _of_nothing(func, args, kwargs, out):
     """A function of empty arrays only: NumPy's own result on empty stand-ins is the answer,
     values included (the median of nothing is NaN), where JAX may refuse the shapes."""
-    r = _run_numpy(func, args, kwargs, full=True)
+    r = run_numpy(func, args, kwargs, full=True)
     multiple = isinstance(r, (tuple, list))
     return _returned(func.__name__, [constant(np.array(x)) for x in (r if multiple else [r])], out, multiple)
 
@@ -1068,7 +1057,7 @@ _RESULT_TYPES = {f"linalg.{n}": type(getattr(np.linalg, n)(np.eye(2))) for n in 
 
 def _refuse(func, name, args, kwargs, error):
     try:
-        _run_numpy(func, args, kwargs, full=True)
+        run_numpy(func, args, kwargs, full=True)
     except np.linalg.LinAlgError as e:  # NB: of the stand-ins' values (a matrix of ones is singular), not the user's
         _raise_of_shapes(e)
     except (TypeError, ValueError, IndexError, OverflowError) as e:  # NumPy raises on these shapes and dtypes
@@ -1139,7 +1128,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     # NB: traced indices stand in as zeros, an out= as a writable array of its shape and dtype
     probe = {"axis": axis, "mode": mode} | ({} if out is None else {"out": np.empty(out.shape, out.dtype)})
     try:
-        _run_numpy(np.take, [a, indices], probe, full=True, fill=0)
+        run_numpy(np.take, [a, indices], probe, full=True, fill=0)
     except (IndexError, ValueError, TypeError) as e:
         raise located(type(e), str(e)) from None
     if axis is None:
@@ -1180,7 +1169,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dimension's ``mode``: 'raise' checks them (`_check_range`: NumPy's ValueError) and clamps them
     as other traced indices are, 'wrap' and 'clip' as NumPy maps them. NumPy's other errors come
     from NumPy, run on stand-ins."""
-    _run_numpy(np.ravel_multi_index, [multi_index, dims], {"mode": mode, "order": order}, full=True, fill=0)
+    run_numpy(np.ravel_multi_index, [multi_index, dims], {"mode": mode, "order": order}, full=True, fill=0)
     dims = tuple(np.atleast_1d(dims))
     modes = (mode,) * len(dims) if isinstance(mode, (str, int)) else tuple(mode)
     mapped = []
@@ -1254,7 +1243,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """jax.numpy's, after NumPy's errors of the sample points at their whole length, which the
     generic op's one-element stand-ins do not show: xp and fp of different lengths (jax.numpy
     answered)."""
-    _run_numpy(np.interp, [np.zeros(0), xp, fp], {"period": period}, full=True)
+    run_numpy(np.interp, [np.zeros(0), xp, fp], {"period": period}, full=True)
     return _interp(x, xp, fp, left, right, period)
 
 
@@ -1459,6 +1448,7 @@ def _gufunc(func):
             func(*(np.ones((1, 1), dtype_of(x)) for x in args), out=np.empty((1, 1), target.dtype))
         result = generic(*args)
         if target is None:
+            result.scalar = result.ndim == 0  # NB: as any ufunc's 0-d result, a NumPy scalar (a @ b of vectors)
             return result
         # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
         # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's)

@@ -353,6 +353,8 @@ HOOKS.update(getitem=getitem, setitem=setitem, copy=copy)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Tracer):
         raise untraced_target("np.copyto")
+    if dst.scalar:
+        raise located(TypeError, f"copyto() argument 1 must be a numpy.ndarray, not {dst.type_name}")
     if isinstance(src, Tracer) and (src.storage, src.header, src.dtype) == (dst.storage, dst.header, dst.dtype):
         return None  # NB: NumPy returns before any check when src is dst's very memory
     dst.check_writeable()  # NB: then a read-only destination, before the cast and the shapes
@@ -377,6 +379,8 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 def fill(a: Tracer, value) -> None:
+    if a.scalar:
+        return  # NB: as NumPy: a scalar's fill fills a copy of it, and the scalar stays
     a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
 
 

@@ -91,10 +91,12 @@ def imag(self):
 
 
 def set_real(self, value):
+    self.check_not_scalar("real")
     np.real(self)[...] = value
 
 
 def set_imag(self, value):
+    self.check_not_scalar("imag")
     if self.dtype.kind != "c":
         raise located(TypeError, "array does not have imaginary part to set")
     np.imag(self)[...] = value

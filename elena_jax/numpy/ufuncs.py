@@ -154,13 +154,27 @@ _DIVIDING = frozenset({"divide", "true_divide", "floor_divide", "divmod", "recip
                        "log", "log2", "log10", "log1p", "arctanh", "arctan"})  # NB: complex arctan(1j)
 
 
-def _refuse_raising_error_state(ufunc, loop) -> None:
+# The integer ufuncs NumPy flags, and what: ``k // 0``, ``k % 0`` divide, ``MIN // -1`` overflows.
+_INTEGER_FLAGS = {"floor_divide": ("divide", "over"), "divmod": ("divide", "over"), "remainder": ("divide",),
+                  "fmod": ("divide",)}
+
+
+def _refuse_raising_error_state(ufunc, loop, inputs) -> None:
     """NB: compiled code cannot raise FloatingPointError: where NumPy would, refuse rather than
-    answer inf or nan silently. Integer, boolean and exact ops are not affected, nor an op that
-    cannot divide under a state raising for division only (``x - 2`` in ``x / (x - 2)``)."""
-    if ufunc.__name__ in _SILENT or not any(d.kind in "fc" for d in loop[ufunc.nin :]):
-        return
-    raising = [k for k in raising_fp_errors() if k != "divide" or ufunc.__name__ in _DIVIDING]
+    answer inf or nan silently. Boolean and exact ops are not affected, nor integer ops but
+    divisions, nor an op that cannot divide under a state raising for division only (``x - 2`` in
+    ``x / (x - 2)``), nor a division by a constant that is never 0 (nor -1, for integers: ``k // 2``)."""
+    name = ufunc.__name__
+    if any(d.kind in "fc" for d in loop[ufunc.nin :]):
+        raising = [] if name in _SILENT else [k for k in raising_fp_errors() if k != "divide" or name in _DIVIDING]
+        cleared = {"divide": 0}
+    else:
+        raising = [k for k in raising_fp_errors() if k in _INTEGER_FLAGS.get(name, ())]
+        cleared = {"divide": 0, "over": -1}
+    divisor = inputs[1] if name in _INTEGER_FLAGS or name in ("divide", "true_divide") else None
+    divisor = divisor._trace.known_value(divisor) if isinstance(divisor, Tracer) else divisor
+    if divisor is not None:
+        raising = [k for k in raising if k not in cleared or np.any(np.asarray(divisor) == cleared[k])]
     if raising:
         settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in raising)
         raise located(UnsupportedError, f"np.{ufunc.__name__} under NumPy's error state {settings} "
@@ -191,7 +205,7 @@ def ufunc_rule(ufunc):
         loop = _widen_comparison(ufunc, inputs, resolve_loop(ufunc, inputs, dtype, signature, casting))
         if any(d.kind not in "biufc" for d in loop):
             _refuse_object_loop(ufunc, inputs)
-        _refuse_raising_error_state(ufunc, loop)
+        _refuse_raising_error_state(ufunc, loop, inputs)
         ins = [as_operand(trace, x, d) for x, d in zip(inputs, loop)]
         _check_casts(ufunc, loop, outs, casting)
         given = [o for o in outs if o is not None] + ([] if where is True else [where])
@@ -452,6 +466,8 @@ def ufunc_at(ufunc, a, indices, b=None):
     trace = trace_of(a, indices, b)
     if not isinstance(a, Tracer):
         raise located(UnsupportedError, f"np.{ufunc.__name__}.at on an array that is not traced")
+    if a.scalar:
+        raise located(TypeError, "first operand must be array")
     a.check_writeable()
     from .indexing import indexed_shape, split_index  # the index normaliser lives with indexing
 
