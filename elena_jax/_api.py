@@ -18,6 +18,7 @@ import dataclasses
 import dis
 import functools
 import inspect
+import itertools
 import threading
 import types
 import warnings
@@ -34,6 +35,7 @@ from .errors import (
     UnsupportedError,
     caught_by_user,
     is_user_file,
+    is_user_line,
     located,
     names_a_location,
     noting_refusals,
@@ -382,34 +384,70 @@ class Functionalized:
 
 def _refuse_escaped(f: Callable, trace: Trace) -> None:
     """Refuse a traced array that ``f`` stored outside itself: an attribute of the object whose
-    method it is (``self.s = self.s * 0.5 + x``), a global, a variable of an enclosing function.
-    NumPy's next call would read the stored value; the program, cached, repeats this one, and the
-    caller would hold a tracer (an acceptance campaign's find, session 30). Looked for one level
-    deep (a value, or an item of a list, tuple or dict there); f's own code only, not a helper's
-    module or an object reached through attributes."""
-    fn = getattr(f, "__func__", f)
+    method it is (``self.s = self.s * 0.5 + x``, its slots, its class's attributes), a global (f's
+    module's, or a module of the user's that f uses), a variable of an enclosing function, a
+    default argument (``def f(x, seen=[])``), an argument bound by functools.partial. NumPy's next
+    call would read the stored value; the program, cached, repeats this one, and the caller would
+    hold a tracer (an acceptance campaign's find, session 30). Looked for two levels into lists,
+    tuples, sets, dicts and objects' attributes there (`_holds`)."""
     if hasattr(f, "__func__"):  # NB: a bound method: its instance
         owner = f.__self__
-    elif inspect.isfunction(f):
+    elif inspect.isfunction(f) or isinstance(f, functools.partial):
         owner = None
     else:  # NB: a callable object: itself
         owner = f
     places = [(f"self.{k}", v) for k, v in getattr(owner, "__dict__", {}).items()]
-    places += [(f"the global {k}", v) for k, v in getattr(fn, "__globals__", {}).items()]
+    for cls in type(owner).__mro__ if owner is not None else ():
+        slots = getattr(cls, "__slots__", ())
+        places += [(f"self.{k}", getattr(owner, k)) for k in ([slots] if isinstance(slots, str) else slots)
+                   if hasattr(owner, k)]
+        places += [(f"{cls.__name__}.{k}", v) for k, v in vars(cls).items() if not k.startswith("__")]
+    fn = getattr(f, "__func__", f)
+    while isinstance(fn, functools.partial):
+        places += [("an argument bound by functools.partial", v) for v in (*fn.args, *fn.keywords.values())]
+        fn = fn.func
+    fn = inspect.unwrap(fn)
+    defaults = (*(getattr(fn, "__defaults__", None) or ()), *(getattr(fn, "__kwdefaults__", None) or {}).values())
+    places += [(f"a default argument of {fn.__name__}", v) for v in defaults]
+    scope = getattr(fn, "__globals__", {})
+    places += [(f"the global {k}", v) for k, v in scope.items()]
+    places += [(f"the global {v.__name__}.{k}", w) for v in scope.values()
+               if isinstance(v, types.ModuleType) and is_user_line(getattr(v, "__file__", None) or "<frozen>")
+               and v.__dict__ is not scope for k, w in vars(v).items()]
     code = getattr(fn, "__code__", None)
     for name, cell in zip(code.co_freevars if code else (), getattr(fn, "__closure__", None) or ()):
         with contextlib.suppress(ValueError):  # NB: a cell not yet bound
             places.append((f"the variable {name} of an enclosing function", cell.cell_contents))
     code = code or getattr(vars(type(f)).get("__call__"), "__code__", None)
-    name = getattr(f, "__name__", type(f).__name__)
+    name = getattr(fn, "__name__", type(f).__name__)
     defined = f"\n  in {name} ({code.co_filename}:{code.co_firstlineno})" if code else ""
     for where, value in places:
-        inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
-        if any(isinstance(x, Tracer) and x._trace is trace for x in (value, *inner)):
+        if _holds(value, trace):
             raise UnsupportedError(
                 f"the function stores a traced array in {where}: a side effect the compiled program cannot "
                 "repeat (a later call would reuse this call's program, and the caller now holds a traced value "
                 f"there); return the value instead (with elena_jax.pure, the new state){defined}")
+
+
+def _holds(value: Any, trace: Trace, depth: int = 2) -> bool:
+    """Whether ``value`` is a tracer of ``trace``, or holds one within ``depth`` levels of lists,
+    tuples, sets, dict values and plain objects' attributes (not modules, classes, functions, arrays).
+    Of a long list or tuple only the ends are looked at, where ``append`` puts a value (a notebook's
+    list of a million numbers would cost a second per trace), of a long set or dict the first items."""
+    if isinstance(value, Tracer):
+        return value._trace is trace
+    if depth == 0 or isinstance(value, (str, bytes, np.ndarray, jax.Array, type, types.ModuleType)) or callable(value):
+        return False
+    if isinstance(value, (list, tuple)):
+        inner = value if len(value) <= 2 * _ENDS else [*value[:_ENDS], *value[-_ENDS:]]
+    elif isinstance(value, (dict, set, frozenset)):
+        inner = itertools.islice(value.values() if isinstance(value, dict) else value, 2 * _ENDS)
+    else:
+        inner = getattr(value, "__dict__", {}).values()
+    return any(_holds(x, trace, depth - 1) for x in inner)
+
+
+_ENDS = 128
 
 
 def _refuse_jax_on_tracers(e: TypeError) -> None:

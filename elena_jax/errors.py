@@ -61,7 +61,7 @@ def is_user_file(name: str) -> bool:
     return not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen")
 
 
-def _is_user_line(name: str) -> bool:
+def is_user_line(name: str) -> bool:
     """Whether an error may name a line of file ``name``: the user's code, not an installed
     package's either (whose code the user only called; traced as the user's all the same)."""
     return is_user_file(name) and not name.startswith(_INSTALLED) and not any(d in name for d in _INSTALLED_DIRS)
@@ -71,7 +71,7 @@ def user_location() -> str:
     """``file:line`` and source text of the innermost user frame."""
     frame = sys._getframe(1)
     while frame is not None:
-        if _is_user_line(frame.f_code.co_filename):
+        if is_user_line(frame.f_code.co_filename):
             return _described(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return "<unknown location>"
@@ -81,7 +81,7 @@ def raised_at(e: BaseException) -> str:
     """``file:line`` and source text of the innermost user frame ``e`` passed through."""
     where, tb = "<unknown location>", e.__traceback__
     while tb is not None:
-        if _is_user_line(tb.tb_frame.f_code.co_filename):
+        if is_user_line(tb.tb_frame.f_code.co_filename):
             where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
     return where
@@ -103,7 +103,7 @@ def caught_by_user(refusals: list[UnsupportedError]) -> UnsupportedError | None:
     starts at the frame that caught it."""
     for e in refusals:
         tb = e.__traceback__
-        if tb is not None and not e.numpy_raises and _is_user_line(tb.tb_frame.f_code.co_filename):
+        if tb is not None and not e.numpy_raises and is_user_line(tb.tb_frame.f_code.co_filename):
             where = _described(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
             return type(e)(f"{e}\n  the function caught it (a try/except around {where}) and went on: NumPy "
                            "does not raise there, so its answer would differ; elena_jax refuses instead")

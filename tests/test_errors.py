@@ -2,7 +2,9 @@
 own), a message naming the user's file and line and the construct, and the
 caller's arrays left exactly as they were."""
 
+import functools
 import re
+import types
 
 import jax
 import numpy as np
@@ -1077,6 +1079,72 @@ def test_a_traced_array_stored_outside_the_function_is_refused():
 
     with pytest.raises(elena_jax.UnsupportedError, match="the variable kept of an enclosing function"):
         elena_jax.functionalize(remember)(np.ones(3))
+
+
+class SlottedSmoother:
+    __slots__ = ("s",)
+
+    def __init__(self):
+        self.s = np.zeros(3)
+
+    def step(self, x):
+        self.s = self.s * 0.5 + x
+        return self.s.sum()
+
+
+class History:
+    seen = []  # NB: a class attribute, shared
+
+    def __init__(self):
+        self.inner = Smoother()
+
+    def record(self, x):
+        History.seen.append(x + 1)
+        return x
+
+    def nested(self, x):
+        self.inner.s = x * 2
+        return x
+
+
+def remember_by_default(x, seen=[]):  # noqa: B006 (the mutable default is the point)
+    seen.append(x.sum())
+    return x
+
+
+def remember_in(store, x):
+    store["last"] = x * 3
+    return x
+
+
+def remember_in_helper_module(x):
+    helper_state.last = x - 1  # noqa: F821 (the test binds it)
+    return x
+
+
+@pytest.mark.parametrize("make, where", [
+    (lambda: SlottedSmoother().step, r"self\.s"),
+    (lambda: History().record, r"History\.seen"),
+    (lambda: History().nested, r"self\.inner"),
+    (lambda: remember_by_default, "a default argument of remember_by_default"),
+    (lambda: functools.partial(remember_in, {}), "an argument bound by functools.partial"),
+    (lambda: functools.wraps(remember_by_default)(lambda x: remember_by_default(x)),
+     "a default argument of remember_by_default"),
+], ids=["slots", "class-attribute", "nested-attribute", "mutable-default", "partial", "decorated"])
+def test_a_traced_array_stored_in_other_places_is_refused(make, where):
+    """Beside self.__dict__, globals and closures (campaign F), a tracer kept in __slots__, a class
+    attribute, an attribute of an attribute, a mutable default, a partial's bound dict, or reached
+    through a decorator's __wrapped__ went unnoticed (session 30's review)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=rf"stores a traced array in {where}"):
+        elena_jax.functionalize(make())(np.ones(3))
+
+
+def test_a_traced_array_stored_in_a_users_module_is_refused(monkeypatch):
+    helper = types.ModuleType("helper_state")
+    helper.__file__ = __file__  # NB: a module of the user's, not an installed package's
+    monkeypatch.setitem(globals(), "helper_state", helper)
+    with pytest.raises(elena_jax.UnsupportedError, match=r"stores a traced array in the global helper_state\.last"):
+        elena_jax.functionalize(remember_in_helper_module)(np.ones(3))
 
 
 @pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
