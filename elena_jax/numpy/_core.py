@@ -59,6 +59,13 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
     return call
 
 
+def as_ufunc_result(r: Tracer) -> Tracer:
+    """``r``, a ufunc's result made without out=: NumPy returns a 0-d one as a NumPy scalar
+    (``round(a.sum(), 2)`` takes it, ``t = s; s += 1`` leaves ``t``)."""
+    r.scalar = r.ndim == 0
+    return r
+
+
 def _probe(func: Callable, args, kwargs):
     """NumPy's result on one-element stand-ins (ones, else zeros), or None where it refuses both."""
     for fill in (1, 0):

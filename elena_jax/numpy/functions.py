@@ -26,6 +26,7 @@ from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
+    as_ufunc_result,
     broadcast_shapes,
     check_cast,
     check_out_array,
@@ -1448,8 +1449,7 @@ def _gufunc(func):
             func(*(np.ones((1, 1), dtype_of(x)) for x in args), out=np.empty((1, 1), target.dtype))
         result = generic(*args)
         if target is None:
-            result.scalar = result.ndim == 0  # NB: as any ufunc's 0-d result, a NumPy scalar (a @ b of vectors)
-            return result
+            return as_ufunc_result(result)  # NB: a @ b of vectors is a scalar
         # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
         # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's)
         whole = broadcast_shapes(result.shape, target.shape)

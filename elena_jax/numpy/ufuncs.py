@@ -21,6 +21,7 @@ from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
 from ._core import (
     as_operand,
+    as_ufunc_result,
     broadcast_shapes,
     check_out_array,
     dtype_of,
@@ -222,8 +223,7 @@ def ufunc_rule(ufunc):
             results = trace.define_many("ufunc", ins, [(shape, d) for d in loop[ufunc.nin :]], layout=layout,
                                         **params)
             _fold(trace, ufunc, inputs, loop, results, dtype=dtype, signature=signature, casting=casting)
-            for r in results:
-                r.scalar = shape == ()  # NB: NumPy returns a 0-d result as a scalar (round() takes it)
+            results = [as_ufunc_result(r) for r in results]
             return results[0] if ufunc.nout == 1 else tuple(results)
         targets = []
         for o, d in zip(outs, loop[ufunc.nin :]):
@@ -412,9 +412,7 @@ def _result(trace, prim, ins, shape, dtype, out, params):
     if isinstance(out, tuple):
         (out,) = out
     if out is None:
-        r = fresh(trace, prim, ins, shape, dtype, **params)
-        r.scalar = shape == ()  # NB: NumPy returns a 0-d result as a scalar (round(a.sum(), 2))
-        return r
+        return as_ufunc_result(fresh(trace, prim, ins, shape, dtype, **params))
     check_out_array(out)
     if not isinstance(out, Tracer):
         raise untraced_target("out=")
