@@ -305,9 +305,7 @@ class Functionalized:
                 raise caught
             _refuse_escaped(self.f, trace)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
-            code = getattr(self.f, "__code__", None)
-            by = getattr(self.f, "__name__", "the function") + (
-                f" ({code.co_filename}:{code.co_firstlineno})" if code else "")
+            by = _described(self.f)
             for x in out_leaves:
                 if isinstance(x, Masked):  # NB: its message names the line of the selection
                     x.returned(by)
@@ -406,7 +404,7 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     while isinstance(fn, functools.partial):
         places += [("an argument bound by functools.partial", v) for v in (*fn.args, *fn.keywords.values())]
         fn = fn.func
-    fn = inspect.unwrap(fn)
+    fn = _code_owner(f)
     defaults = (*(getattr(fn, "__defaults__", None) or ()), *(getattr(fn, "__kwdefaults__", None) or {}).values())
     places += [(f"a default argument of {fn.__name__}", v) for v in defaults]
     scope = getattr(fn, "__globals__", {})
@@ -418,15 +416,30 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     for name, cell in zip(code.co_freevars if code else (), getattr(fn, "__closure__", None) or ()):
         with contextlib.suppress(ValueError):  # NB: a cell not yet bound
             places.append((f"the variable {name} of an enclosing function", cell.cell_contents))
-    code = code or getattr(vars(type(f)).get("__call__"), "__code__", None)
-    name = getattr(fn, "__name__", type(f).__name__)
-    defined = f"\n  in {name} ({code.co_filename}:{code.co_firstlineno})" if code else ""
     for where, value in places:
         if _holds(value, trace):
             raise UnsupportedError(
                 f"the function stores a traced array in {where}: a side effect the compiled program cannot "
                 "repeat (a later call would reuse this call's program, and the caller now holds a traced value "
-                f"there); return the value instead (with elena_jax.pure, the new state){defined}")
+                f"there); return the value instead (with elena_jax.pure, the new state)\n  in {_described(f)}")
+
+
+def _code_owner(f: Callable) -> Callable:
+    """The function whose code runs when ``f`` is called: a method's, a partial's, a decorated
+    function's (``__wrapped__``), a callable object's ``__call__``."""
+    fn = getattr(f, "__func__", f)
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    fn = inspect.unwrap(fn)
+    return fn if hasattr(fn, "__code__") else type(fn).__call__
+
+
+def _described(f: Callable) -> str:
+    """``f`` as errors name it: its name and where its code is (``step (model.py:12)``)."""
+    fn = _code_owner(f)
+    code = getattr(fn, "__code__", None)
+    name = getattr(f, "__name__", None) or getattr(fn, "__qualname__", type(f).__name__)
+    return name + (f" ({code.co_filename}:{code.co_firstlineno})" if code else "")
 
 
 def _holds(value: Any, trace: Trace, depth: int = 2) -> bool:
