@@ -48,7 +48,7 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
                   and all(r is not x for x in given)]  # NB: an argument returned as it is keeps its kind
         if not zero_d:
             return result
-        probed = _probe(func, args, kwargs)
+        probed = probe(func, args, kwargs)
         probed = list(probed) if isinstance(probed, (tuple, list)) else [probed]
         if len(probed) != len(outs):  # NB: NumPy refused the stand-ins: it cannot tell
             return result
@@ -66,8 +66,9 @@ def as_ufunc_result(r: Tracer) -> Tracer:
     return r
 
 
-def _probe(func: Callable, args, kwargs):
-    """NumPy's result on one-element stand-ins (ones, else zeros), or None where it refuses both."""
+def probe(func: Callable, args, kwargs):
+    """NumPy's result on one-element stand-ins of ones, else of zeros (ones are indices out of range
+    in take_along_axis on an axis of 1), or None where it refuses both."""
     for fill in (1, 0):
         try:
             return run_numpy(func, args, kwargs, fill=fill)

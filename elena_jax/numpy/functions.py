@@ -39,6 +39,7 @@ from ._core import (
     leaves,
     like_order,
     memory_order,
+    probe,
     promoted_as,
     raise_where,
     result_dtype,
@@ -806,13 +807,8 @@ def _numpy_layouts(func, args, kwargs, results: list[Tracer]) -> list[Tracer]:
 def _numpy_dtypes(func, args, kwargs):
     """NumPy's result dtype(s), from running ``func`` on one-element stand-ins (or, where
     NumPy refuses those, on probes of the full shapes, raising NumPy's error if it refuses)."""
-    for fill in (1, 0):  # NB: zeros where ones are indices out of range (take_along_axis on an axis of 1)
-        try:
-            r = run_numpy(func, args, kwargs, fill=fill)
-            break
-        except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
-            continue
-    else:
+    r = probe(func, args, kwargs)
+    if r is None:
         try:
             r = run_numpy(func, args, kwargs, full=True)
         except np.linalg.LinAlgError as e:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
