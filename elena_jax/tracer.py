@@ -555,7 +555,7 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array and the lists given to
         # ufunc methods; a function imported by name never reaches elena_jax's namespace
-        converter = _converting_api(sys._getframe(1))
+        converter = _converting_api(sys._getframe(1)) or _scalar_type_called(sys._getframe(1))
         if converter is not None:
             return self._concrete(*converter)
         return self._concrete(
@@ -748,6 +748,26 @@ def _converting_api(frame) -> tuple[str, str] | None:
             return (f"NumPy's own {name}, called by a name bound to it before the trace (`from ... import`), "
                     "which elena_jax cannot intercept,", f"call it through its module: `{name}(...)`")
         frame = frame.f_back
+    return None
+
+
+# NumPy's scalar types by name (np.float32, np.int64, ...), but the names of Python's own types
+_SCALAR_TYPES = frozenset(n for n, t in vars(np).items() if isinstance(t, type) and issubclass(t, np.generic)) - {
+    "bool", "int", "float", "complex", "object", "str", "bytes"}
+
+
+def _scalar_type_called(frame) -> tuple[str, str] | None:
+    """Where the user's ``frame`` calls a NumPy scalar type on its line (``np.float32(x.max())``: it
+    converts its argument itself), that conversion and what to write instead; else None."""
+    if frame is None or not is_user_file(frame.f_code.co_filename):
+        return None
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset > frame.f_lasti:
+            break
+        if getattr(ins.positions, "lineno", None) == frame.f_lineno and ins.argval in _SCALAR_TYPES \
+                and ins.opname.startswith(("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME")):
+            return (f"np.{ins.argval}(...) of a traced value (a NumPy scalar type converts its argument itself)",
+                    f"write `x.astype(np.{ins.argval})`: a 0-d result of a reduction already is a NumPy scalar")
     return None
 
 

@@ -999,6 +999,15 @@ def test_integer_division_under_a_raising_state_is_refused_unless_the_divisor_is
         elena_jax.functionalize(lambda k: k // -1)(np.array([-128, 3], np.int8))  # NB: NumPy raises here
 
 
+def test_a_numpy_scalar_type_called_on_a_traced_value_is_named():
+    """``np.float32(x.max())`` converts its argument itself (NumPy's scalar types are no functions
+    elena_jax can intercept): the refusal said which of five conversions it might be; it names the
+    call and the spelling that traces (session 30's review)."""
+    fails(lambda x: np.float32(x.max()) * x, np.arange(3.0), exc=elena_jax.ConcretizationError,
+          match=r"^np\.float32\(\.\.\.\) of a traced value .*write `x\.astype\(np\.float32\)`")
+    check_against_numpy(lambda x: x.max().astype(np.float32) * x, np.arange(3.0))
+
+
 def test_small_errors_name_the_line_and_the_construct():
     """An acceptance campaign's finds (session 23): np.sum(a, axiz=0) and a.mean(axes=0) raised
     NumPy's TypeError with no line; {1.0: 2}.get(a[1]) "unhashable type: 'Tracer'" with no line.
