@@ -40,6 +40,7 @@ from .errors import (
     names_a_location,
     noting_refusals,
     raised_at,
+    raising_fp_errors,
 )
 from .ir import Access, Program
 from .lower import lower
@@ -47,7 +48,6 @@ from .lower.memory import read
 from .numpy import intercepting
 from .numpy._core import check_dtype_supported
 from .numpy.masked import Masked
-from .numpy.ufuncs import raising_fp_errors
 from .passes import optimize
 from .storage import Storage
 from .tracer import Trace, Tracer, current_trace, same_bits
@@ -201,17 +201,19 @@ class Functionalized:
                                   "its own (np.matrix's * is a matrix product, a masked array skips masked "
                                   "values); pass np.asarray(...) of it")
                 numpy_at.append((len(leaves), len(key)))
-                key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, False))
+                key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, "array"))
                 leaves.append(leaf)
             elif kind == "jax":
-                key.append((leaf.shape, leaf.dtype, True, _weak_jax_scalar(leaf)))
+                key.append((leaf.shape, leaf.dtype, True, "weak" if _weak_jax_scalar(leaf) else "array"))
                 leaves.append(leaf)
             elif self._traced(leaf):
                 # NB: np.float64 subclasses float and np.complex128 complex, but a NumPy scalar is
                 # strongly typed in NumPy 2's promotion (NEP 50): a 0-d array of its dtype, not weak
                 python = isinstance(leaf, _SCALARS) and not isinstance(leaf, np.generic)
                 dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
-                key.append((tuple(np.shape(leaf)), dtype, True, python or _weak_jax_scalar(leaf)))
+                kind = "weak" if python or _weak_jax_scalar(leaf) else "scalar" if isinstance(leaf, np.generic) \
+                    else "array"
+                key.append((tuple(np.shape(leaf)), dtype, True, kind))
                 leaves.append(leaf)
             else:
                 value = leaf.value if isinstance(leaf, _Static) else leaf
@@ -556,7 +558,7 @@ class _Arguments:
             if k[0] == "static":
                 self.tracers.append(slice(*k[2]) if k[1] is slice else k[2])
                 continue
-            shape, dtype, writeable, weak, *alias = k
+            shape, dtype, writeable, kind, *alias = k
             check_dtype_supported(dtype)
             i = len(self.storages)
             if alias and alias[0][0] == "memory":
@@ -575,7 +577,8 @@ class _Arguments:
             self.views.append(view)
             self.writeable.append(writeable)
             t = Tracer(trace, s, view, writeable)
-            t.weak = weak
+            # NB: a Python number's promotion is weak (NumPy 2); it and a NumPy scalar are immutable
+            t.weak, t.scalar = kind == "weak", kind != "array"
             self.tracers.append(t)
 
     def _input(self, ref, shape, dtype, origin: str, writeable: bool = True) -> Storage:

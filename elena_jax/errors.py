@@ -140,3 +140,19 @@ def locating(fn: Callable) -> Callable:
             raise
 
     return located_fn
+
+
+def raising_fp_errors() -> tuple[str, ...]:
+    """The categories for which NumPy's error state (np.errstate, np.seterr) raises
+    FloatingPointError (or calls np.seterrcall's function)."""
+    return tuple(k for k, v in np.geterr().items() if v in ("raise", "call"))
+
+
+def refuse_raising(what: str, flags) -> None:
+    """Compiled code cannot raise FloatingPointError: where NumPy's error state raises for one of
+    ``flags`` that ``what`` may set, refuse rather than answer inf, nan or a wrapped value silently."""
+    if flags:
+        settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in flags)
+        raise located(UnsupportedError, f"{what} under NumPy's error state {settings} (np.errstate, np.seterr): "
+                      "elena_jax cannot raise FloatingPointError from compiled code; check the result instead "
+                      "(np.isfinite), or run this part with NumPy")

@@ -27,7 +27,16 @@ from typing import Any
 import numpy as np
 
 from . import view as V
-from .errors import ConcretizationError, UnsupportedError, is_user_file, located, locating, user_location
+from .errors import (
+    ConcretizationError,
+    UnsupportedError,
+    is_user_file,
+    located,
+    locating,
+    raising_fp_errors,
+    refuse_raising,
+    user_location,
+)
 from .ir import Access, Const, Op, Operand, Program
 from .storage import Storage
 
@@ -578,7 +587,13 @@ class Tracer:
     # -- views ------------------------------------------------------------------
 
     def view_of(self, new: V.View, writeable: bool | None = None) -> Tracer:
-        """A new array header over the same storage (what NumPy calls a view)."""
+        """A new array header over the same storage (what NumPy calls a view). Of a NumPy scalar,
+        over a copy: its methods work on an array of its own (``s.reshape(1)`` is writable, and
+        changes no ``s``), a 0-d one a scalar again (``s.T``, ``s.squeeze()``)."""
+        if self.scalar:
+            out = HOOKS["copy"](self).view_of(new, writeable)
+            out.scalar = new.ndim == 0
+            return out
         return Tracer(self._trace, self.storage, new,
                       self.writeable if writeable is None else writeable,
                       base=self.base if self.base is not None else self)
@@ -863,15 +878,31 @@ def _of_python_scalars(result, *operands):
     return result
 
 
+# NumPy's scalar math (operators on its integer scalars, not its ufuncs' loops) checks overflow.
+_CHECKED = frozenset({np.add, np.subtract, np.multiply, np.negative, np.absolute})
+
+
+def _scalar_math(ufunc, *operands) -> None:
+    """NB: ``np.int8(127) + 1`` raises FloatingPointError under np.errstate(over="raise"), where
+    NumPy scalars and Python numbers only meet in an operator: refuse, as compiled code cannot."""
+    if ufunc in _CHECKED and "over" in raising_fp_errors() and all(
+            x.scalar if isinstance(x, Tracer) else isinstance(x, (int, float, complex, np.generic)) for x in operands) \
+            and all(x.dtype.kind in "iu" for x in operands if isinstance(x, Tracer)):
+        refuse_raising(f"the operator np.{ufunc.__name__} on NumPy integer scalars", ("over",))
+
+
 def _binary(ufunc):
     def forward(self, other):
+        _scalar_math(ufunc, self, other)
         return _of_python_scalars(ufunc(self, other), self, other)
 
     def reflected(self, other):
+        _scalar_math(ufunc, other, self)
         return _of_python_scalars(ufunc(other, self), other, self)
 
     def inplace(self, other):
         if self.scalar:  # NB: NumPy scalars are immutable: ``a[i] += v`` stores ``a[i] + v`` back
+            _scalar_math(ufunc, self, other)
             return _of_python_scalars(ufunc(self, other), self, other)
         ufunc(self, other, out=(self,))
         return self
@@ -887,9 +918,16 @@ for _name, _ufunc in _BINARY.items():
         setattr(Tracer, f"__i{_name}__", _i)
 
 
-for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
-                      "invert": np.invert}.items():
-    setattr(Tracer, f"__{_name}__", lambda self, _u=_ufunc: _of_python_scalars(_u(self), self))
+def _unary(ufunc):
+    def operator(self):
+        _scalar_math(ufunc, self)
+        return _of_python_scalars(ufunc(self), self)
+
+    return operator
+
+
+for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
+    setattr(Tracer, f"__{_name}__", _unary(_ufunc))
 
 for _name, _ufunc in {"lt": np.less, "le": np.less_equal, "gt": np.greater,
                       "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}.items():

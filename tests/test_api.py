@@ -970,3 +970,48 @@ def test_zero_dimensional_results_of_library_functions_are_scalars_or_arrays_as_
     all 0-d arrays: round(np.median(a), 2) raised TypeError and ``t = s; s += 1`` changed t (session
     30's review). A scalar of a 0-d array (np.flip's) is a copy: a later write to the array leaves it."""
     check_against_numpy(library_scalars, np.arange(1.0, 6.0) / 7, np.eye(3) * 2, np.array(1.5), rtol=0, atol=0)
+
+
+def scalar_argument(a, s):
+    t = s
+    s += 1  # NB: a NumPy scalar argument is immutable: t keeps it
+    c = s.copy()  # NB: a scalar's copy and 0-d views are scalars, its reshape(1) an array of its own
+    d = c
+    c *= 2
+    views = [s.squeeze(), s.reshape(()), s.transpose(), s.T, s.view()]
+    for v in views:
+        v += 1
+    r = s.reshape(1)
+    r += 10
+    s.fill(0.0)  # NB: fills a copy
+    np.put(s, 0, 7.0)  # NB: writes a copy too
+    s.flat[0] = 9.0
+    return round(s, 1) * a, t, c, d, views, r, s
+
+
+def test_numpy_scalars_passed_in_are_immutable_as_numpys():
+    """A NumPy scalar argument was traced as a writable 0-d array (``t = s; s += 1`` changed t,
+    round(s, 1) raised TypeError), a scalar's copy() and 0-d views (squeeze, reshape(()), T, view)
+    were 0-d arrays over its memory, and np.put and s.flat wrote into it (acceptance campaign I,
+    session 31)."""
+    check_against_numpy(scalar_argument, np.arange(4.0), np.float64(2.5), rtol=0, atol=0)
+
+
+def counted_matches(a, b, s, w):
+    ok = np.allclose(a, b)  # NB: a Python bool: ok += 1 is 2
+    ok += 1
+    aliased = np.take(a, 3)
+    kept = aliased
+    aliased += 1  # NB: np.take of one index is a scalar: kept keeps it
+    masked = a[a > 0.5].sum()
+    before = masked
+    masked += 1
+    return ok, kept, aliased, before, masked, np.cov(s, fweights=w)
+
+
+def test_library_results_python_bools_and_masked_sums_are_scalars():
+    """np.allclose's result is a Python bool (``ok += 1`` raised UFuncTypeError), np.take of a static
+    index beyond the stand-in's one element and a masked sum were 0-d arrays, and np.cov with traced
+    integer fweights was refused: they were cast to float for jax.numpy (campaign I, session 31)."""
+    check_against_numpy(counted_matches, np.linspace(0, 1, 5), np.linspace(0, 1, 5),
+                        np.random.default_rng(0).normal(size=(3, 6)), np.array([1, 2, 1, 3, 1, 2]))

@@ -999,6 +999,45 @@ def test_integer_division_under_a_raising_state_is_refused_unless_the_divisor_is
         elena_jax.functionalize(lambda k: k // -1)(np.array([-128, 3], np.int8))  # NB: NumPy raises here
 
 
+def scalar_overflow(k):
+    with np.errstate(over="raise"):
+        return k[0] + np.int8(1)  # NB: an element is a NumPy scalar
+
+
+def cast_to_int(x):
+    with np.errstate(invalid="raise"):
+        return x.astype(np.int32)
+
+
+def cast_to_float32(x):
+    with np.errstate(over="raise"):
+        return x.astype(np.float32)
+
+
+def casts_and_loops_that_cannot_flag(x, k):
+    with np.errstate(all="raise"):
+        return x.astype(np.float64), k.astype(np.float64), np.add(k, np.int8(1)), (k + 1) * 2
+
+
+@pytest.mark.parametrize("f, args, match", [
+    (scalar_overflow, (np.array([127, 0], np.int8),), r"operator np\.add on NumPy integer scalars under .*over"),
+    (cast_to_int, (np.array([1.5, np.nan]),), r"cast from float64 to int32 under .*invalid='raise'"),
+    (cast_to_float32, (np.array([1.0, 1e300]),), r"cast from float64 to float32 under .*over='raise'"),
+], ids=["scalar-add", "nan-to-int", "to-float32"])
+def test_scalar_math_and_casts_under_a_raising_state_are_refused(f, args, match):
+    """NumPy's scalar math (operators on integer scalars) checks overflow, and its casts flag NaN into
+    integers and overflow into float32: under a raising state NumPy raises FloatingPointError where
+    elena_jax answered a wrapped value, INT_MIN or inf (acceptance campaign I, session 31)."""
+    with pytest.raises(FloatingPointError):
+        f(*args)
+    fails(f, *args, exc=elena_jax.UnsupportedError, match=match)
+
+
+def test_casts_and_array_loops_that_cannot_flag_run_under_a_raising_state():
+    check_against_numpy(casts_and_loops_that_cannot_flag, np.array([1.0, 2.5], np.float32),
+                        np.array([3, 127], np.int8), rtol=0, atol=0)
+
+
 def test_a_numpy_scalar_type_called_on_a_traced_value_is_named():
     """``np.float32(x.max())`` converts its argument itself (NumPy's scalar types are no functions
     elena_jax can intercept): the refusal said which of five conversions it might be; it names the

@@ -52,8 +52,8 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
         probed = list(probed) if isinstance(probed, (tuple, list)) else [probed]
         if len(probed) != len(outs):  # NB: NumPy refused the stand-ins: it cannot tell
             return result
-        for i in zero_d:
-            outs[i].scalar = isinstance(probed[i], np.generic)
+        for i in zero_d:  # NB: a Python bool (np.allclose's) is a scalar too: ``ok += 1`` is 2
+            outs[i].scalar = isinstance(probed[i], (np.generic, bool))
         return result
 
     return call
@@ -68,10 +68,11 @@ def as_ufunc_result(r: Tracer) -> Tracer:
 
 def probe(func: Callable, args, kwargs):
     """NumPy's result on one-element stand-ins of ones, else of zeros (ones are indices out of range
-    in take_along_axis on an axis of 1), or None where it refuses both."""
-    for fill in (1, 0):
+    in take_along_axis on an axis of 1), else on zero-stride stand-ins of the full shapes (np.take(a,
+    5)), or None where it refuses all."""
+    for fill, full in ((1, False), (0, False), (1, True)):
         try:
-            return run_numpy(func, args, kwargs, fill=fill)
+            return run_numpy(func, args, kwargs, full=full, fill=fill)
         except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
             continue
     return None

@@ -948,6 +948,7 @@ class _Flat:
 
 def _assign_flat(a: Tracer, value) -> None:
     """``a.flat = value``: every element, in C order, from the values repeated cyclically."""
+    a.check_not_scalar("flat")
     _Flat(a)[:] = value
 
 

@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover
     _arraypad = None
 
 from .. import view as V
-from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..errors import ConcretizationError, UnsupportedError, located, raising_fp_errors, refuse_raising, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
     as_ufunc_result,
@@ -235,6 +235,11 @@ def copy(a, order="K", subok=False):
 def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
     check_cast(a.dtype, dtype, casting)
+    # NB: NumPy's cast flags NaN, inf or a value out of range into integers, and overflow into a narrower float
+    narrows = a.dtype.kind in "fc" and (dtype.kind in "iu" or dtype.kind in "fc" and np.finfo(dtype).max < np.finfo(
+        a.dtype).max)
+    refuse_raising(f"a cast from {a.dtype} to {dtype}",
+                   [k for k in raising_fp_errors() if narrows and k == ("invalid" if dtype.kind in "iu" else "over")])
     if dtype == a.dtype and not copy:
         return a
     r = fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))
@@ -921,7 +926,10 @@ def _prepare(name, args, kwargs, dtypes):
             return [convert(v) for v in x]
         return x
 
-    return [convert(a) for a in args], {k: v if k == "where" else convert(v) for k, v in kwargs.items()}
+    # NB: a mask, and np.cov's frequency weights, which must stay integers (jax.numpy's check)
+    kept = {"where", "fweights", *((5,) if name == "cov" else ())}
+    return ([a if i in kept else convert(a) for i, a in enumerate(args)],
+            {k: v if k in kept else convert(v) for k, v in kwargs.items()})
 
 
 def _widens(dtype: np.dtype, target: np.dtype, name: str) -> bool:

@@ -21,7 +21,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from ..errors import ConcretizationError, UnsupportedError, located, locating, user_location
 from ..tracer import Tracer
-from ._core import raise_where
+from ._core import as_ufunc_result, raise_where
 
 
 class Masked:
@@ -180,7 +180,7 @@ class Masked:
                 r = (r / np.count_nonzero(self._full_mask())).astype(self.dtype)
         else:
             r = func(self.values, axis=reduced, where=self._full_mask(), **kwargs)
-        return r.reshape(kept) if keepdims else r
+        return r.reshape(kept) if keepdims else as_ufunc_result(r)  # NB: a 0-d sum is a NumPy scalar
 
     def _sums_as_one_run(self, name: str, kwargs: dict) -> bool:
         """Whether NumPy sums the whole selection, a fresh C-ordered array, as one run pairwise,

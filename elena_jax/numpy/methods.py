@@ -49,7 +49,9 @@ def conjugate(self):
 
 
 def copy(self, order="C"):
-    return HOOKS["copy"](self, order)
+    out = HOOKS["copy"](self, order)
+    out.scalar = self.scalar  # NB: a NumPy scalar's copy is a scalar (np.copy's is a 0-d array)
+    return out
 
 
 def sort(self, axis=-1, kind=None, order=None):

@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from .. import view as V
-from ..errors import UnsupportedError, located
+from ..errors import UnsupportedError, located, raising_fp_errors, refuse_raising
 from ..tracer import UFUNCS, Tracer
 from ..view import normalize_axis
 from ._core import (
@@ -143,12 +143,6 @@ _SILENT = frozenset({"absolute", "fabs", "negative", "positive", "conjugate", "c
                      "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "clip"})
 
 
-def raising_fp_errors() -> tuple[str, ...]:
-    """The categories for which NumPy's error state (np.errstate, np.seterr) raises
-    FloatingPointError (or calls np.seterrcall's function)."""
-    return tuple(k for k, v in np.geterr().items() if v in ("raise", "call"))
-
-
 # The float ufuncs that divide by zero in NumPy's sense (its divide flag: x / 0, log(0),
 # arctanh(1), 0 ** -1): the others cannot raise under np.errstate(divide="raise") alone.
 _DIVIDING = frozenset({"divide", "true_divide", "floor_divide", "divmod", "reciprocal", "power", "float_power",
@@ -176,11 +170,7 @@ def _refuse_raising_error_state(ufunc, loop, inputs) -> None:
     divisor = divisor._trace.known_value(divisor) if isinstance(divisor, Tracer) else divisor
     if divisor is not None:
         raising = [k for k in raising if k not in cleared or np.any(np.asarray(divisor) == cleared[k])]
-    if raising:
-        settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in raising)
-        raise located(UnsupportedError, f"np.{ufunc.__name__} under NumPy's error state {settings} "
-                      "(np.errstate, np.seterr): elena_jax cannot raise FloatingPointError from compiled code; "
-                      "check the result instead (np.isfinite), or run this part with NumPy")
+    refuse_raising(f"np.{name}", raising)
 
 
 def _check_out_shape(shape, o):
