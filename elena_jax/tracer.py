@@ -564,7 +564,8 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         # NB: NumPy converts by itself a traced index into a NumPy array and the lists given to
         # ufunc methods; a function imported by name never reaches elena_jax's namespace
-        converter = _converting_api(sys._getframe(1)) or _scalar_type_called(sys._getframe(1))
+        converter = _converting_api(sys._getframe(1)) or _scalar_type_called(sys._getframe(1)) or \
+            _list_converted(self, sys._getframe(1))
         if converter is not None:
             return self._concrete(*converter)
         return self._concrete(
@@ -784,6 +785,21 @@ def _scalar_type_called(frame) -> tuple[str, str] | None:
             return (f"np.{ins.argval}(...) of a traced value (a NumPy scalar type converts its argument itself)",
                     f"write `x.astype(np.{ins.argval})`: a 0-d result of a reduction already is a NumPy scalar")
     return None
+
+
+def _list_converted(t: Tracer, frame) -> tuple[str, str] | None:
+    """Where a NumPy function the user called converts a list or tuple holding ``t`` by itself
+    (``np.min([s1, s2])``: its dispatch looks at the list, not into it), that function and what to
+    write instead; else None."""
+    held = False
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        held = held or any(isinstance(v, (list, tuple)) and any(x is t for x in v) for v in frame.f_locals.values())
+        called, frame = frame, frame.f_back
+    if not held or frame is None:
+        return None
+    name = called.f_code.co_name
+    return (f"np.{name} of a list holding traced values, which NumPy converts itself",
+            f"stack them first, `np.{name}(np.stack([...]))` (of two values, np.minimum/np.maximum say)")
 
 
 def _numpy_asks_for(frame) -> str | None:

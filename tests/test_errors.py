@@ -1047,6 +1047,14 @@ def test_a_numpy_scalar_type_called_on_a_traced_value_is_named():
     check_against_numpy(lambda x: x.max().astype(np.float32) * x, np.arange(3.0))
 
 
+def test_a_list_of_traced_values_numpy_converts_itself_is_named():
+    """``np.min([s1, s2])``: NumPy's dispatch looks at the list, not into it, and converts it itself;
+    the refusal listed five possible causes (acceptance campaign I, session 31)."""
+    fails(lambda a: np.min([a[:2].mean(), a[2:].mean()]), np.arange(4.0), exc=elena_jax.ConcretizationError,
+          match=r"^np\.min of a list holding traced values.*np\.min\(np\.stack\(\[\.\.\.\]\)\)")
+    check_against_numpy(lambda a: np.min(np.stack([a[:2].mean(), a[2:].mean()])), np.arange(4.0))
+
+
 def test_small_errors_name_the_line_and_the_construct():
     """An acceptance campaign's finds (session 23): np.sum(a, axiz=0) and a.mean(axes=0) raised
     NumPy's TypeError with no line; {1.0: 2}.get(a[1]) "unhashable type: 'Tracer'" with no line.
