@@ -890,6 +890,8 @@ def test_linear_quantiles_of_floats_are_numpys_steps(dt):
                                # NB: library-dtypes fuzz seed 4342 #178: out lacks a loop axis of one element
                                lambda a, b, i: np.matmul(a[0], b[None], out=b[0]),
                                lambda a, b, i: np.matmul(a[0], np.stack([b, b]), out=b[0]),
+                               # NB: library-dtypes fuzz seed 66 #100: out's core axis is not the result's
+                               lambda a, b, i: np.matmul(b[:, 0], b[:, :1], out=b[:, 0]),
                                # NB: np.dot's out must be a C array (acceptance campaign E, session 29)
                                lambda a, b, i: np.dot(b.T, a.T, out=np.zeros((2, 4)).T),
                                lambda a, b, i: np.dot(a, b[:, 0].copy(), out=b[:2, 1]),

@@ -1440,6 +1440,12 @@ implements(np.real)(_complex_part(np.real))
 implements(np.imag)(_complex_part(np.imag))
 
 
+# How many core axes each generalized ufunc's output has: matmul's (n?,k),(k,m?)->(n?,m?) drops n
+# for a vector first operand and m for a vector second one.
+_OUTPUT_CORE = {"matmul": lambda a, b: (np.ndim(a) > 1) + (np.ndim(b) > 1), "vecdot": lambda a, b: 0,
+                "matvec": lambda a, b: 1, "vecmat": lambda a, b: 1}
+
+
 def _gufunc(func):
     """A generalized ufunc (``@`` is np.matmul): its call through ``__array_ufunc__``."""
     generic = jnp_function(func)
@@ -1455,9 +1461,11 @@ def _gufunc(func):
         if target is None:
             return as_ufunc_result(result)  # NB: a @ b of vectors is a scalar
         # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
-        # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's)
+        # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's); its core axes are the result's
+        core = _OUTPUT_CORE[func.__name__](*args)
         whole = broadcast_shapes(result.shape, target.shape)
-        if whole[len(whole) - target.ndim :] != target.shape or any(n != 1 for n in whole[: len(whole) - target.ndim]):
+        if whole[len(whole) - target.ndim :] != target.shape or any(n != 1 for n in whole[: len(whole) - target.ndim]) \
+                or target.ndim < core or target.shape[target.ndim - core :] != result.shape[result.ndim - core :]:
             raise located(ValueError, f"{func.__name__}: output operand has shape {target.shape}, "
                           f"the result's is {result.shape}")
         target[...] = result
