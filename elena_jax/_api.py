@@ -211,9 +211,9 @@ class Functionalized:
                 # strongly typed in NumPy 2's promotion (NEP 50): a 0-d array of its dtype, not weak
                 python = isinstance(leaf, _SCALARS) and not isinstance(leaf, np.generic)
                 dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
-                kind = "weak" if python or _weak_jax_scalar(leaf) else "scalar" if isinstance(leaf, np.generic) \
+                nature = "weak" if python or _weak_jax_scalar(leaf) else "scalar" if isinstance(leaf, np.generic) \
                     else "array"
-                key.append((tuple(np.shape(leaf)), dtype, True, kind))
+                key.append((tuple(np.shape(leaf)), dtype, True, nature))
                 leaves.append(leaf)
             else:
                 value = leaf.value if isinstance(leaf, _Static) else leaf
@@ -390,22 +390,19 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     call would read the stored value; the program, cached, repeats this one, and the caller would
     hold a tracer (an acceptance campaign's find, session 30). Looked for two levels into lists,
     tuples, sets, dicts and objects' attributes there (`_holds`)."""
-    if hasattr(f, "__func__"):  # NB: a bound method: its instance
-        owner = f.__self__
-    elif inspect.isfunction(f) or isinstance(f, functools.partial):
+    target, places = f, []
+    while isinstance(target, functools.partial):
+        places += [("an argument bound by functools.partial", v) for v in (*target.args, *target.keywords.values())]
+        target = target.func
+    if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
+        owner = target.__self__
+    elif inspect.isfunction(target):
         owner = None
     else:  # NB: a callable object: itself
-        owner = f
-    places = [(f"self.{k}", v) for k, v in getattr(owner, "__dict__", {}).items()]
+        owner = target
+    places += [(f"self.{k}", v) for k, v in _attributes(owner)]
     for cls in type(owner).__mro__ if owner is not None else ():
-        slots = getattr(cls, "__slots__", ())
-        places += [(f"self.{k}", getattr(owner, k)) for k in ([slots] if isinstance(slots, str) else slots)
-                   if hasattr(owner, k)]
         places += [(f"{cls.__name__}.{k}", v) for k, v in vars(cls).items() if not k.startswith("__")]
-    fn = getattr(f, "__func__", f)
-    while isinstance(fn, functools.partial):
-        places += [("an argument bound by functools.partial", v) for v in (*fn.args, *fn.keywords.values())]
-        fn = fn.func
     fn = _code_owner(f)
     defaults = (*(getattr(fn, "__defaults__", None) or ()), *(getattr(fn, "__kwdefaults__", None) or {}).values())
     places += [(f"a default argument of {fn.__name__}", v) for v in defaults]
@@ -427,12 +424,12 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
 
 
 def _code_owner(f: Callable) -> Callable:
-    """The function whose code runs when ``f`` is called: a method's, a partial's, a decorated
+    """The function whose code runs when ``f`` is called: a partial's, a method's, a decorated
     function's (``__wrapped__``), a callable object's ``__call__``."""
-    fn = getattr(f, "__func__", f)
+    fn = f
     while isinstance(fn, functools.partial):
         fn = fn.func
-    fn = inspect.unwrap(fn)
+    fn = inspect.unwrap(getattr(fn, "__func__", fn))
     return fn if hasattr(fn, "__code__") else type(fn).__call__
 
 
@@ -446,23 +443,43 @@ def _described(f: Callable) -> str:
 
 def _holds(value: Any, trace: Trace, depth: int = 2) -> bool:
     """Whether ``value`` is a tracer of ``trace``, or holds one within ``depth`` levels of lists,
-    tuples, sets, dict values and plain objects' attributes (not modules, classes, functions, arrays).
-    Of a long list or tuple only the ends are looked at, where ``append`` puts a value (a notebook's
-    list of a million numbers would cost a second per trace), of a long set or dict the first items."""
+    tuples, sets, dict values and objects' attributes (a callable object's too: a model, a layer;
+    not a module's, class's, function's or array's). Of a long list or tuple only the ends are looked
+    at, where ``append`` puts a value (a notebook's list of a million numbers would cost a second per
+    trace), of a long set or dict the first items."""
     if isinstance(value, Tracer):
         return value._trace is trace
-    if depth == 0 or isinstance(value, (str, bytes, np.ndarray, jax.Array, type, types.ModuleType)) or callable(value):
+    if depth == 0 or isinstance(value, _OPAQUE):
         return False
     if isinstance(value, (list, tuple)):
         inner = value if len(value) <= 2 * _ENDS else [*value[:_ENDS], *value[-_ENDS:]]
     elif isinstance(value, (dict, set, frozenset)):
         inner = itertools.islice(value.values() if isinstance(value, dict) else value, 2 * _ENDS)
     else:
-        inner = getattr(value, "__dict__", {}).values()
+        inner = (v for _, v in _attributes(value))
     return any(_holds(x, trace, depth - 1) for x in inner)
 
 
 _ENDS = 128
+_OPAQUE = (str, bytes, np.ndarray, jax.Array, type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+           types.MethodType, functools.partial)
+
+
+def _attributes(obj: Any) -> list[tuple[str, Any]]:
+    """An object's attributes in its ``__dict__`` and ``__slots__``; none that raise when read (a
+    config object's ``__getattr__``, a property)."""
+    if obj is None:
+        return []
+    try:
+        found = list(vars(obj).items())
+    except Exception:  # noqa: BLE001 (no __dict__, or one that raises)
+        found = []
+    for cls in type(obj).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        for k in [slots] if isinstance(slots, str) else slots:
+            with contextlib.suppress(Exception):
+                found.append((k, getattr(obj, k)))
+    return found
 
 
 def _refuse_jax_on_tracers(e: TypeError) -> None:
@@ -558,7 +575,7 @@ class _Arguments:
             if k[0] == "static":
                 self.tracers.append(slice(*k[2]) if k[1] is slice else k[2])
                 continue
-            shape, dtype, writeable, kind, *alias = k
+            shape, dtype, writeable, nature, *alias = k
             check_dtype_supported(dtype)
             i = len(self.storages)
             if alias and alias[0][0] == "memory":
@@ -578,7 +595,7 @@ class _Arguments:
             self.writeable.append(writeable)
             t = Tracer(trace, s, view, writeable)
             # NB: a Python number's promotion is weak (NumPy 2); it and a NumPy scalar are immutable
-            t.weak, t.scalar = kind == "weak", kind != "array"
+            t.weak, t.scalar = nature == "weak", nature != "array"
             self.tracers.append(t)
 
     def _input(self, ref, shape, dtype, origin: str, writeable: bool = True) -> Storage:

@@ -3,6 +3,9 @@
 Every error about the user's program names the user's source line: the
 innermost stack frame that is neither elena_jax's nor NumPy's nor JAX's, nor
 an installed package's (SciPy called on a traced array names the user's call).
+The refusal of an operation NumPy's error state (np.errstate, np.seterr) would let
+raise FloatingPointError from the values (`refuse_raising`) is here too, for the
+ufuncs, the operators and the casts alike.
 """
 
 from __future__ import annotations
@@ -148,11 +151,12 @@ def raising_fp_errors() -> tuple[str, ...]:
     return tuple(k for k, v in np.geterr().items() if v in ("raise", "call"))
 
 
-def refuse_raising(what: str, flags) -> None:
+def refuse_raising(what: str, flags, check: str = "check the result instead (np.isfinite)") -> None:
     """Compiled code cannot raise FloatingPointError: where NumPy's error state raises for one of
-    ``flags`` that ``what`` may set, refuse rather than answer inf, nan or a wrapped value silently."""
+    ``flags`` that ``what`` may set, refuse rather than answer inf, nan or a wrapped value silently,
+    saying what to ``check`` instead."""
     if flags:
         settings = ", ".join(f"{k}={np.geterr()[k]!r}" for k in flags)
         raise located(UnsupportedError, f"{what} under NumPy's error state {settings} (np.errstate, np.seterr): "
-                      "elena_jax cannot raise FloatingPointError from compiled code; check the result instead "
-                      "(np.isfinite), or run this part with NumPy")
+                      f"elena_jax cannot raise FloatingPointError from compiled code; {check}, or run this part "
+                      "with NumPy")

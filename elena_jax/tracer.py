@@ -606,6 +606,8 @@ class Tracer:
     @property
     def type_name(self) -> str:
         """NumPy's name of this value's type in its messages: ``numpy.ndarray``, or a scalar's."""
+        if self.weak:  # NB: a traced Python number
+            return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[self.dtype.kind]
         return f"numpy.{self.dtype.type.__name__}" if self.scalar else "numpy.ndarray"
 
     def check_not_scalar(self, attribute: str) -> None:
@@ -682,9 +684,10 @@ class Tracer:
         key = _known_key(key)
         if is_basic_index(key):
             out = self.view_of(self.index_view(key))
-            if out.ndim == 0 and not _has_ellipsis(key):
-                out = HOOKS["copy"](out)  # NB: NumPy returns a scalar (a copy), not a view
-                out.scalar = True
+            element = out.ndim == 0 and not _has_ellipsis(key)
+            if element and not out.scalar:  # NB: NumPy returns a scalar (a copy), not a view
+                out = HOOKS["copy"](out)
+            out.scalar = element  # NB: s[...] of a scalar is a 0-d array of its own (view_of copied it)
             return out
         return HOOKS["getitem"](self, key)
 
@@ -780,7 +783,7 @@ def _scalar_type_called(frame) -> tuple[str, str] | None:
     for ins in dis.get_instructions(frame.f_code):
         if ins.offset > frame.f_lasti:
             break
-        if getattr(ins.positions, "lineno", None) == frame.f_lineno and ins.argval in _SCALAR_TYPES \
+        if getattr(getattr(ins, "positions", None), "lineno", None) == frame.f_lineno and ins.argval in _SCALAR_TYPES \
                 and ins.opname.startswith(("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME")):
             return (f"np.{ins.argval}(...) of a traced value (a NumPy scalar type converts its argument itself)",
                     f"write `x.astype(np.{ins.argval})`: a 0-d result of a reduction already is a NumPy scalar")
@@ -797,9 +800,11 @@ def _list_converted(t: Tracer, frame) -> tuple[str, str] | None:
         called, frame = frame, frame.f_back
     if not held or frame is None:
         return None
-    name = called.f_code.co_name
-    return (f"np.{name} of a list holding traced values, which NumPy converts itself",
-            f"stack them first, `np.{name}(np.stack([...]))` (of two values, np.minimum/np.maximum say)")
+    module = [p for p in called.f_globals.get("__name__", "numpy").split(".") if p in ("linalg", "fft", "polynomial")]
+    name = ".".join(["np", *module, called.f_code.co_name])  # NB: numpy.linalg._linalg's norm is np.linalg.norm
+    pair = " (of two values, np.minimum/np.maximum say)" if name in ("np.min", "np.max", "np.amin", "np.amax") else ""
+    return (f"{name} of a list holding traced values, which NumPy converts itself",
+            f"stack them first, `{name}(np.stack([...]))`{pair}")
 
 
 def _numpy_asks_for(frame) -> str | None:
@@ -899,12 +904,18 @@ _CHECKED = frozenset({np.add, np.subtract, np.multiply, np.negative, np.absolute
 
 
 def _scalar_math(ufunc, *operands) -> None:
-    """NB: ``np.int8(127) + 1`` raises FloatingPointError under np.errstate(over="raise"), where
-    NumPy scalars and Python numbers only meet in an operator: refuse, as compiled code cannot."""
-    if ufunc in _CHECKED and "over" in raising_fp_errors() and all(
-            x.scalar if isinstance(x, Tracer) else isinstance(x, (int, float, complex, np.generic)) for x in operands) \
-            and all(x.dtype.kind in "iu" for x in operands if isinstance(x, Tracer)):
-        refuse_raising(f"the operator np.{ufunc.__name__} on NumPy integer scalars", ("over",))
+    """NB: ``k[0] + 1`` of int8 raises FloatingPointError under np.errstate(over="raise"), where NumPy
+    integer scalars meet scalars in an operator (Python ints alone never do): refuse, as compiled
+    code cannot raise."""
+    if ufunc not in _CHECKED or "over" not in raising_fp_errors():
+        return
+    tracers = [x for x in operands if isinstance(x, Tracer)]
+    scalars = all(x.scalar if isinstance(x, Tracer) else isinstance(x, (int, float, complex, np.generic))
+                  for x in operands)
+    numpy_integer = any(not x.weak for x in tracers) or any(isinstance(x, np.integer) for x in operands)
+    if scalars and numpy_integer and all(x.dtype.kind in "iu" for x in tracers):
+        refuse_raising(f"the operator np.{ufunc.__name__} on NumPy integer scalars", ("over",),
+                       "check the operands' range instead")
 
 
 def _binary(ufunc):

@@ -1015,3 +1015,43 @@ def test_library_results_python_bools_and_masked_sums_are_scalars():
     integer fweights was refused: they were cast to float for jax.numpy (campaign I, session 31)."""
     check_against_numpy(counted_matches, np.linspace(0, 1, 5), np.linspace(0, 1, 5),
                         np.random.default_rng(0).normal(size=(3, 6)), np.array([1, 2, 1, 3, 1, 2]))
+
+
+def scalar_reads_and_copies(a, s):
+    v = s[...]  # NB: of a scalar, a 0-d array of its own
+    w = v
+    v += 1
+    r = s.view(np.int64)  # NB: a scalar's bytes, copied
+    r += 1
+    q = np.require(s)  # NB: an array of its own
+    q += 2
+    x, y = np.broadcast_arrays(a, a * 2)  # NB: of equal shapes, the arrays themselves (writable)
+    x += 1
+    return v, w, r, q, s, a, x
+
+
+def test_a_scalars_reads_views_and_requirements_are_numpys():
+    """``s[...]`` of a scalar is a 0-d array (it stayed a scalar), ``s.view(np.int64)`` a scalar of its
+    own (a writable mirror of s), np.require(s) an array (s itself), and np.broadcast_arrays of equal
+    shapes the arrays themselves (read-only views): session 31's review."""
+    check_against_numpy(scalar_reads_and_copies, np.arange(3.0), np.float64(2.5), rtol=0, atol=0)
+
+
+def test_a_users_callback_runs_once_per_trace_and_python_numbers_stand_in_weakly():
+    """NumPy's call on stand-ins (which decides a 0-d result's kind and a result's dtype) ran
+    np.apply_along_axis's function again, and took a traced Python number as a float64 scalar, so
+    np.percentile of float32 data at a traced q was float64 (session 31's review)."""
+    calls = []
+
+    def total(row):
+        calls.append(row.shape)
+        return row.sum()
+
+    def f(a, q):
+        return np.apply_along_axis(total, 0, a), np.percentile(a, q)
+
+    check_against_numpy(lambda a: np.apply_along_axis(total, 0, a), np.arange(3.0), optimize=(True,))
+    assert calls == [(3,), (3,)]  # NB: NumPy's run, then one trace
+    got = elena_jax.functionalize(f, trace_scalars=True)(np.arange(4, dtype=np.float32), 30.0)
+    assert np.asarray(got[1]).dtype == np.float32 == np.percentile(np.arange(4, dtype=np.float32), 30.0).dtype
+

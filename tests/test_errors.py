@@ -938,8 +938,8 @@ def test_a_raising_error_state_is_refused_not_ignored():
     x = np.array([1.0, -1.0, 0.0])
     with pytest.raises(FloatingPointError), np.errstate(divide="raise", invalid="raise"):
         x / x.sum()
-    fails(normalize, x.copy(), exc=elena_jax.UnsupportedError, match=r"np\.divide under NumPy's error state "
-          r"divide='raise', invalid='raise' .*cannot raise FloatingPointError from compiled code")
+    fails(normalize, x.copy(), exc=elena_jax.UnsupportedError, match=r"np\.add under NumPy's error state "
+          r"invalid='raise' .*cannot raise FloatingPointError from compiled code")  # NB: the sum: inf + -inf
     log = elena_jax.functionalize(np.log)
     log(np.ones(2))
     with np.errstate(all="raise"), pytest.raises(elena_jax.UnsupportedError, match=r"np\.log under"):
@@ -1004,6 +1004,27 @@ def scalar_overflow(k):
         return k[0] + np.int8(1)  # NB: an element is a NumPy scalar
 
 
+def overflowing_sum(x):
+    with np.errstate(over="raise"):
+        return np.sum(x)
+
+
+def quotient_of_all(k):
+    with np.errstate(divide="raise"):
+        return np.floor_divide.reduce(k)
+
+
+def integer_reciprocal(k):
+    with np.errstate(divide="raise"):
+        return np.reciprocal(k)
+
+
+def cast_into(k, x):
+    with np.errstate(invalid="raise"):
+        k[:] = x
+    return k
+
+
 def cast_to_int(x):
     with np.errstate(invalid="raise"):
         return x.astype(np.int32)
@@ -1023,14 +1044,38 @@ def casts_and_loops_that_cannot_flag(x, k):
     (scalar_overflow, (np.array([127, 0], np.int8),), r"operator np\.add on NumPy integer scalars under .*over"),
     (cast_to_int, (np.array([1.5, np.nan]),), r"cast from float64 to int32 under .*invalid='raise'"),
     (cast_to_float32, (np.array([1.0, 1e300]),), r"cast from float64 to float32 under .*over='raise'"),
-], ids=["scalar-add", "nan-to-int", "to-float32"])
+    (overflowing_sum, (np.full(4, 3e38, np.float32),), r"np\.add under .*over"),
+    (quotient_of_all, (np.array([6, 0], np.int32),), r"np\.floor_divide under .*divide"),
+    (integer_reciprocal, (np.array([1, 0]),), r"np\.reciprocal under .*divide.*check the divisor"),
+    (cast_into, (np.array([1, 2], np.int32), np.array([np.nan, 1.0])), r"cast from float64 to int32 under .*invalid"),
+], ids=["scalar-add", "nan-to-int", "to-float32", "sum", "reduce-floor-divide", "int-reciprocal", "setitem-cast"])
 def test_scalar_math_and_casts_under_a_raising_state_are_refused(f, args, match):
     """NumPy's scalar math (operators on integer scalars) checks overflow, and its casts flag NaN into
     integers and overflow into float32: under a raising state NumPy raises FloatingPointError where
-    elena_jax answered a wrapped value, INT_MIN or inf (acceptance campaign I, session 31)."""
+    elena_jax answered a wrapped value, INT_MIN or inf (acceptance campaign I, session 31); so do its
+    reductions, integer reciprocals and the casts of a write (session 31's review)."""
     with pytest.raises(FloatingPointError):
         f(*args)
     fails(f, *args, exc=elena_jax.UnsupportedError, match=match)
+
+
+def counted_on(n, x):
+    with np.errstate(over="raise"):
+        return n + 1, x  # NB: Python ints never raise
+
+
+def test_traced_python_numbers_are_python_numbers_to_errors():
+    """With trace_scalars, a Python int's ``n + 1`` under over="raise" was refused as NumPy scalar
+    math, and a Python float was named numpy.float64 in NumPy's messages (session 31's review)."""
+    got = elena_jax.functionalize(counted_on, trace_scalars=True)(2, np.arange(3.0))
+    assert int(got[0]) == 3
+
+    def item_set(s, x):
+        s[...] = 0
+        return x
+
+    with pytest.raises(TypeError, match=r"^'float' object does not support item assignment"):
+        elena_jax.functionalize(item_set, trace_scalars=True)(2.5, np.arange(3.0))
 
 
 def test_casts_and_array_loops_that_cannot_flag_run_under_a_raising_state():
@@ -1173,6 +1218,45 @@ def remember_in(store, x):
     return x
 
 
+class Layer:
+    def __init__(self):
+        self.cache = None
+
+    def __call__(self, x):
+        return x * 2
+
+
+LAYER = Layer()
+
+
+def remember_in_a_layer(x):
+    LAYER.cache = x + 1  # NB: a callable object's attribute
+    return LAYER(x)
+
+
+class Config:
+    __slots__ = ("_values",)  # NB: no __dict__: reading it asks __getattr__
+
+    def __init__(self, values):
+        object.__setattr__(self, "_values", values)
+
+    def __getattr__(self, name):
+        return self._values[name]  # NB: a KeyError for any other name (__dict__ included)
+
+
+CONFIG = Config({"gain": 2.0})
+
+
+def scaled_by_config(x):
+    return x * CONFIG.gain
+
+
+def test_globals_that_raise_when_read_are_looked_past():
+    """A global whose __getattr__ raises KeyError made the search for stored tracers crash with a bare
+    KeyError (session 31's review)."""
+    check_against_numpy(scaled_by_config, np.arange(3.0))
+
+
 def remember_in_helper_module(x):
     helper_state.last = x - 1  # noqa: F821 (the test binds it)
     return x
@@ -1186,7 +1270,10 @@ def remember_in_helper_module(x):
     (lambda: functools.partial(remember_in, {}), "an argument bound by functools.partial"),
     (lambda: functools.wraps(remember_by_default)(lambda x: remember_by_default(x)),
      "a default argument of remember_by_default"),
-], ids=["slots", "class-attribute", "nested-attribute", "mutable-default", "partial", "decorated"])
+    (lambda: functools.partial(Smoother().step), r"self\.s"),
+    (lambda: remember_in_a_layer, "the global LAYER"),
+], ids=["slots", "class-attribute", "nested-attribute", "mutable-default", "partial", "decorated", "partial-method",
+        "callable-object"])
 def test_a_traced_array_stored_in_other_places_is_refused(make, where):
     """Beside self.__dict__, globals and closures (campaign F), a tracer kept in __slots__, a class
     attribute, an attribute of an attribute, a mutable default, a partial's bound dict, or reached

@@ -1596,8 +1596,9 @@ def test_meshgrid_ravels_its_operands_as_numpy():
 
 
 def test_a_list_of_traced_arrays_numpy_converts_itself_says_stack():
-    """With no traced argument beside it, NumPy converts the list itself: the error says np.stack."""
-    with pytest.raises(elena_jax.ConcretizationError, match=r"np.median\(\[a, b, c\], axis=0\).*np.stack"):
+    """With no traced argument beside it, NumPy converts the list itself: the error names the function
+    and says np.stack."""
+    with pytest.raises(elena_jax.ConcretizationError, match=r"^np\.median of a list .*`np\.median\(np\.stack"):
         elena_jax.functionalize(lambda x: np.median([x, x * 2], axis=0))(np.ones(3))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import view as V
-from ..errors import UnsupportedError, located
+from ..errors import UnsupportedError, located, raising_fp_errors, refuse_raising
 from ..tracer import FUNCTIONS, UNTRACED_TARGET, Trace, Tracer, current_trace
 
 
@@ -46,11 +46,14 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
         given = [x for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)]
         zero_d = [i for i, r in enumerate(outs) if isinstance(r, Tracer) and r.ndim == 0
                   and all(r is not x for x in given)]  # NB: an argument returned as it is keeps its kind
-        if not zero_d:
+        if not zero_d or any(callable(x) and not isinstance(x, type) for x in leaves([list(args), list(
+                kwargs.values())])):  # NB: a user's function (np.apply_along_axis's) must not run again
             return result
         probed = probe(func, args, kwargs)
+        if probed is None:  # NB: NumPy refused the stand-ins: it cannot tell
+            return result
         probed = list(probed) if isinstance(probed, (tuple, list)) else [probed]
-        if len(probed) != len(outs):  # NB: NumPy refused the stand-ins: it cannot tell
+        if len(probed) != len(outs):
             return result
         for i in zero_d:  # NB: a Python bool (np.allclose's) is a scalar too: ``ok += 1`` is 2
             outs[i].scalar = isinstance(probed[i], (np.generic, bool))
@@ -93,8 +96,9 @@ def stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
     ``fill`` (ones by default: zeros are singular and sum to 0); a NumPy scalar for a traced scalar.
     With ``constants``, NumPy arrays are cut to their first element per axis too, beside the traced ones."""
     if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
-        if x.scalar:
-            return np.full((), fill, x.dtype)[()]
+        if x.scalar:  # NB: a traced Python number stands in as one (weak: np.percentile(f32, q) is float32)
+            value = np.full((), fill, x.dtype)[()]
+            return value.item() if x.weak else value
         shape = x.shape if full else tuple(min(n, 1) for n in x.shape)
         return np.broadcast_to(np.full((), fill, x.dtype), shape)
     if constants and isinstance(x, np.ndarray):
@@ -179,6 +183,21 @@ def as_operand(trace: Trace, x: Any, dtype: np.dtype) -> Any:
         return np.array(x, dtype=dtype)
     a = np.asarray(x)
     return np.array(x, dtype=dtype) if a.dtype.kind in "OSUV" else a
+
+
+def check_cast_flags(source: np.dtype, target: np.dtype) -> None:
+    """NumPy's casts flag NaN, inf and values out of range into integers (invalid), and values beyond
+    a narrower float's range (over; integers into float16 too): refused under an error state that
+    raises for them (astype, a write into an array of another type, np.copyto)."""
+    if source.kind in "fc" and target.kind in "iu":
+        flag = "invalid"
+    elif target.kind in "fc" and (source.kind in "fc" and np.finfo(target).max < np.finfo(source).max
+                                  or source.kind in "iu" and np.iinfo(source).max > np.finfo(target).max):
+        flag = "over"
+    else:
+        return
+    refuse_raising(f"a cast from {source} to {target}", [k for k in raising_fp_errors() if k == flag],
+                   "check the values' range instead")
 
 
 def check_cast(source: np.dtype, target: np.dtype, casting: str) -> None:

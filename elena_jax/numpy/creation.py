@@ -216,7 +216,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 @creation("asarray")
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, like=None):
     if isinstance(a, Tracer) and (dtype is None or np.dtype(dtype) == a.dtype) and not copy and not a.scalar:
-        return a.view_of(a.header) if a.weak else a  # NB: of a traced Python scalar, an array: not weak
+        return a
     return array(a, dtype=dtype, copy=True if copy is None else copy)  # NB: None: copy where needed
 
 

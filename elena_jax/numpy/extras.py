@@ -37,7 +37,7 @@ from ._core import (
     shape_of,
     untraced_target,
 )
-from .creation import _static, array, constant, intercept
+from .creation import _static, array, asarray, constant, intercept
 from .functions import (
     _RESULT_TYPES,
     FLOAT_COMPUTE,
@@ -1255,7 +1255,7 @@ _REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_
 
 def require(a, dtype=None, requirements=None, *, like=None):
     """As NumPy's: the array itself where it meets the requirements, else a copy that does."""
-    a = _arr(a) if dtype is None else _arr(a).astype(dtype, copy=False)
+    a = asarray(a) if dtype is None else asarray(a).astype(dtype, copy=False)  # NB: of a scalar, an array
     wanted = {_REQUIREMENTS[r.upper()] for r in requirements or ()} - {"A", "E"}
     if {"C", "F"} <= wanted:
         raise located(ValueError, 'Cannot specify both "C" and "F" order')

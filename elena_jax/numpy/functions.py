@@ -23,12 +23,13 @@ except ImportError:  # pragma: no cover
     _arraypad = None
 
 from .. import view as V
-from ..errors import ConcretizationError, UnsupportedError, located, raising_fp_errors, refuse_raising, user_location
+from ..errors import ConcretizationError, UnsupportedError, located, user_location
 from ..tracer import HOOKS, UFUNCS, Tracer
 from ._core import (
     as_ufunc_result,
     broadcast_shapes,
     check_cast,
+    check_cast_flags,
     check_out_array,
     check_sort_kind,
     dtype_of,
@@ -155,7 +156,11 @@ def broadcast_to(array, shape, subok=False):
 
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
+    """Read-only broadcast views; but as NumPy, the arrays themselves (writable) where every shape
+    is the broadcast one."""
     shape = np.broadcast_shapes(*map(shape_of, args))
+    if all(shape_of(a) == shape for a in args):
+        return tuple(_arr(a) for a in args)
     return tuple(broadcast_to(a, shape) for a in args)
 
 
@@ -235,11 +240,7 @@ def copy(a, order="K", subok=False):
 def astype(a: Tracer, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = np.dtype(dtype)
     check_cast(a.dtype, dtype, casting)
-    # NB: NumPy's cast flags NaN, inf or a value out of range into integers, and overflow into a narrower float
-    narrows = a.dtype.kind in "fc" and (dtype.kind in "iu" or dtype.kind in "fc" and np.finfo(dtype).max < np.finfo(
-        a.dtype).max)
-    refuse_raising(f"a cast from {a.dtype} to {dtype}",
-                   [k for k in raising_fp_errors() if narrows and k == ("invalid" if dtype.kind in "iu" else "over")])
+    check_cast_flags(a.dtype, dtype)
     if dtype == a.dtype and not copy:
         return a
     r = fresh(a._trace, "copy", [a], a.shape, dtype, layout=like_order(a, order))

@@ -18,6 +18,7 @@ from ..errors import ConcretizationError, UnsupportedError, located, user_locati
 from ..tracer import HOOKS, Tracer, is_basic_index
 from ._core import (
     as_operand,
+    check_cast_flags,
     fresh,
     has_tracer,
     implements,
@@ -238,6 +239,8 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a._trace
     a.check_writeable()
     value = sequence_as_array(value)
+    if isinstance(value, (Tracer, np.ndarray)):
+        check_cast_flags(value.dtype, a.dtype)
     if is_basic_index(key):
         target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
         if isinstance(value, Tracer) and value.storage is a.storage and value.header == target.header:
@@ -366,6 +369,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     weak = type(src) in (int, float, complex, bool)
     probe = src if weak else np.empty((), src.dtype if isinstance(src, Tracer) else np.result_type(src))
     np.copyto(np.empty((), dst.dtype), probe, casting=casting)
+    if not weak:
+        check_cast_flags(probe.dtype, dst.dtype)
     _check_value_shape(src, dst.shape)
     ins = [as_operand(trace, src, dst.dtype)]
     if where is True:

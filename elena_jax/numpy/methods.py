@@ -66,9 +66,14 @@ def flatten(self, order="C"):
 
 
 def view(self, dtype=None, type=None):
-    """The same bytes as ``dtype``; of another size, the last axis is rescaled, as in NumPy."""
+    """The same bytes as ``dtype``; of another size, the last axis is rescaled, as in NumPy. Of a
+    NumPy scalar, a scalar of its own (its bytes copied, as `Tracer.view_of`)."""
     if dtype is None or np.dtype(dtype) == self.dtype:
         return self.view_of(self.header)
+    if self.scalar:
+        out = view(HOOKS["copy"](self), dtype, type)
+        out.scalar = True
+        return out
     dtype = np.dtype(dtype)
     check_dtype_supported(dtype)
     shape = self.shape

@@ -149,9 +149,10 @@ _DIVIDING = frozenset({"divide", "true_divide", "floor_divide", "divmod", "recip
                        "log", "log2", "log10", "log1p", "arctanh", "arctan"})  # NB: complex arctan(1j)
 
 
-# The integer ufuncs NumPy flags, and what: ``k // 0``, ``k % 0`` divide, ``MIN // -1`` overflows.
+# The integer ufuncs NumPy flags, and what: ``k // 0``, ``k % 0``, ``np.reciprocal(0)`` divide,
+# ``MIN // -1`` overflows.
 _INTEGER_FLAGS = {"floor_divide": ("divide", "over"), "divmod": ("divide", "over"), "remainder": ("divide",),
-                  "fmod": ("divide",)}
+                  "fmod": ("divide",), "reciprocal": ("divide",)}
 
 
 def _refuse_raising_error_state(ufunc, loop, inputs) -> None:
@@ -166,11 +167,12 @@ def _refuse_raising_error_state(ufunc, loop, inputs) -> None:
     else:
         raising = [k for k in raising_fp_errors() if k in _INTEGER_FLAGS.get(name, ())]
         cleared = {"divide": 0, "over": -1}
-    divisor = inputs[1] if name in _INTEGER_FLAGS or name in ("divide", "true_divide") else None
+    divisor = inputs[ufunc.nin - 1] if name in _INTEGER_FLAGS or name in ("divide", "true_divide") else None
     divisor = divisor._trace.known_value(divisor) if isinstance(divisor, Tracer) else divisor
     if divisor is not None:
         raising = [k for k in raising if k not in cleared or np.any(np.asarray(divisor) == cleared[k])]
-    refuse_raising(f"np.{name}", raising)
+    refuse_raising(f"np.{name}", raising, "check the divisor instead (np.any(d == 0))" if loop[-1].kind in "iu" else
+                   "check the result instead (np.isfinite)")
 
 
 def _check_out_shape(shape, o):
@@ -306,6 +308,7 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
                          keepdims, initial, where)
         return in_order(r, [i for i in order if keepdims or i not in axes])
     res_dtype = reduce_dtype(ufunc, a, dtype, out)
+    _refuse_raising_error_state(ufunc, (res_dtype,) * 3, [a, None])  # NB: a sum overflows, x // 0 divides
     if initial is not np._NoValue:
         # NB: NumPy's own conversion of it, and its errors (``initial=300`` of uint8 wrapped to 44):
         # an empty reduction is its initial value
@@ -434,6 +437,7 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
             if wide != res_dtype:
                 res_dtype = dtype = wide
     _check_folds(ufunc, "accumulate", a.dtype, dtype)
+    _refuse_raising_error_state(ufunc, (res_dtype,) * 3, [a, None])
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
 
@@ -475,6 +479,7 @@ def ufunc_at(ufunc, a, indices, b=None):
                 b.astype(a.dtype), b):
             b = b.astype(a.dtype)  # NB: a's type holds it: float64 then cast rounds as a's type does
     loop = resolve_loop(ufunc, [a] if b is None else [a, b])
+    _refuse_raising_error_state(ufunc, loop, [a, b])
     ins = [a, *key_ins] + ([] if b is None else [as_operand(trace, b, loop[1])])
     trace.write("ufunc_at", ins, [a], name=ufunc.__name__, key=key, loop=tuple(loop[: ufunc.nin]),
                 n_key=len(key_ins))
