@@ -1817,3 +1817,32 @@ def test_pad_linear_ramp_has_a_derivative_with_x64_off():
     got = jax.grad(lambda a: elena_jax.pure(lambda a: np.pad(a, 2, mode="linear_ramp").sum())(a)[0])(a)
     want = jax.grad(lambda a: jnp.pad(a, 2, mode="linear_ramp").sum())(jnp.asarray(a))
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def one_triangle(m, spd_upper):
+    return (np.linalg.eigvalsh(np.tril(m)), np.linalg.eigvalsh(m, UPLO="U"), np.linalg.eigh(m)[0],
+            np.linalg.cholesky(np.tril(m) + 5 * np.eye(3)), np.linalg.cholesky(spd_upper, upper=True))
+
+
+def test_eigh_and_cholesky_read_one_triangle_as_numpys():
+    """jax.numpy's eigh, eigvalsh and cholesky average the matrix with its transpose; NumPy reads the
+    lower triangle (UPLO="U", upper=True: the upper one) and ignores the other (campaign J, session 31)."""
+    m = np.random.default_rng(1).standard_normal((3, 3))
+    check_against_numpy(one_triangle, m, np.triu(m, 1) + 5 * np.eye(3))
+
+
+def outer_scalars_fill_and_replacements(i8, f16, square):
+    np.fill_diagonal(square, -7)
+    return (np.add.outer(i8, 100), np.multiply.outer(f16.astype(np.float32), 2.0),
+            np.nan_to_num(f16, nan=1e6), np.nan_to_num(f16.astype(np.complex64) * 1j, nan=70000.0), square)
+
+
+def test_ufunc_outer_fill_diagonal_and_nan_to_num_convert_values_as_numpy():
+    """np.add.outer(int8, 100) promoted the 100 weakly (int8 -56 where NumPy's is int64 200),
+    np.fill_diagonal(int8, 300) wrapped where NumPy raises OverflowError, and nan_to_num's
+    replacement 1e6 in float16 was 65504 where NumPy's is inf (campaign J, session 31)."""
+    check_against_numpy(outer_scalars_fill_and_replacements, np.array([100, -100, 7], np.int8),
+                        np.array([np.nan, 1.0, np.inf], np.float16), np.zeros((3, 3), np.int8))
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for int8"):
+        elena_jax.functionalize(lambda a: np.fill_diagonal(a, 300))(np.zeros((2, 2), np.int8))
+

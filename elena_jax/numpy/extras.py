@@ -364,10 +364,23 @@ def _frequencies(func):
 for _name in ("fftfreq", "rfftfreq"):
     intercept(np.fft, _name, _frequencies(getattr(np.fft, _name)))
 
-for _name in ("eigvalsh", "cholesky", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
+for _name in ("eigvalsh", "slogdet", "matrix_power", "svd", "svdvals", "eigh", "qr", "cond", "matrix_rank",
               "multi_dot", "vecdot", "matrix_norm", "trace", "diagonal", "matmul",
               "matrix_transpose", "tensorsolve", "tensorinv"):
     implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+
+_cholesky = jnp_function(np.linalg.cholesky, "linalg.cholesky")
+
+
+@implements(np.linalg.cholesky)
+def cholesky(a, /, *, upper=False):
+    """NumPy's factor of the lower triangle, or with ``upper`` of the upper one: the conjugate
+    transpose of the lower factor of the conjugate transpose (jax.numpy's reads the lower one)."""
+    if not upper:
+        return _cholesky(a)
+    flipped = np.conj(np.swapaxes(_arr(a), -1, -2))
+    return np.conj(np.swapaxes(_cholesky(flipped), -1, -2))
+
 
 _NORM = np.linalg.norm
 _jax_norm = jnp_function(np.linalg.norm, "linalg.norm")
@@ -852,7 +865,13 @@ Tracer.put = put_method
 
 # --- writes and loops NumPy does in Python ---------------------------------------------
 
-_nan_to_num = jnp_function(np.nan_to_num)
+def _nan_to_num(x, nan, posinf, neginf):
+    """NumPy's replacements in a real array, each where ``x`` itself holds NaN or an infinity
+    (jax.numpy's replaces an infinite ``nan`` value again by ``posinf``)."""
+    info = np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    return np.where(np.isnan(x), nan, np.where(np.isposinf(x), posinf, np.where(np.isneginf(x), neginf, x)))
 
 
 @implements(np.nan_to_num)
@@ -861,7 +880,15 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = _arr(x)
     if x.dtype.kind not in "fc":
         return x if not copy else x.copy()
-    result = _nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    with np.errstate(over="ignore"):  # NB: the values in x's type, as NumPy's: 1e6 is float16's inf
+        nan, posinf, neginf = (v if v is None else np.asarray(v, np.finfo(x.dtype).dtype)
+                               for v in (nan, posinf, neginf))
+    if x.dtype.kind == "c":  # NB: as NumPy's, of the real and imaginary parts apart
+        result = np.empty_like(x)
+        result.real = _nan_to_num(x.real, nan, posinf, neginf)
+        result.imag = _nan_to_num(x.imag, nan, posinf, neginf)
+    else:
+        result = _nan_to_num(x, nan, posinf, neginf)
     if copy:
         return result
     x[...] = result

@@ -901,6 +901,8 @@ def _prepare(name, args, kwargs, dtypes):
         args[:2] = [a.reshape(1) if shape_of(a) == () else a for a in args[:2]]
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
+    if name in ("linalg.eigh", "linalg.eigvalsh", "linalg.cholesky"):  # NB: NumPy reads one triangle only
+        kwargs["symmetrize_input"] = False
     target = None
     if dtypes and name in FLOAT_COMPUTE and dtypes[0].kind in "fc":
         target = dtypes[0]

@@ -407,4 +407,7 @@ def fill_diagonal(a, val, wrap=False):
     val_size = int(np.prod(shape_of(val)))
     if val_size not in (1, target.size):
         raise located(UnsupportedError, "np.fill_diagonal with a value that repeats cyclically")
-    target[...] = np.reshape(val, target.shape if val_size == target.size else ())
+    if isinstance(val, (bool, int, float, complex)):  # NB: converted as NumPy does (300 into int8: OverflowError)
+        target[...] = val
+    else:
+        target[...] = np.reshape(val, target.shape if val_size == target.size else ())

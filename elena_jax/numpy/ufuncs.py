@@ -443,9 +443,11 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
 
 
 def ufunc_outer(ufunc, a, b, **kwargs):
-    nb = b.ndim if isinstance(b, Tracer) else np.ndim(b)
-    a = a if isinstance(a, Tracer) else np.asarray(a)
-    return ufunc(a[(...,) + (None,) * nb], b, **kwargs)
+    """NB: as NumPy's, each operand an array first: a Python number is a strong 0-d array of its
+    default type (``np.add.outer(int8, 100)`` is int64), as is a traced one."""
+    a, b = (x.view_of(x.header) if isinstance(x, Tracer) and x.weak else x if isinstance(x, Tracer)
+            else np.asarray(x) for x in (a, b))
+    return ufunc(a[(...,) + (None,) * b.ndim], b, **kwargs)
 
 
 # Ufuncs whose float64 result, rounded to a narrower float type, is that type's own result (the
