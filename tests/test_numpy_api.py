@@ -1846,3 +1846,13 @@ def test_ufunc_outer_fill_diagonal_and_nan_to_num_convert_values_as_numpy():
     with pytest.raises(OverflowError, match="Python integer 300 out of bounds for int8"):
         elena_jax.functionalize(lambda a: np.fill_diagonal(a, 300))(np.zeros((2, 2), np.int8))
 
+
+def test_median_is_numpys_mean_of_the_middle_bit_for_bit():
+    """jax.numpy's median interpolates between the middle values; NumPy takes np.mean of them, so
+    the median of two -0.0 is +0.0 (it was -0.0: campaign J, session 31), and bits agree."""
+    rng = np.random.default_rng(3)
+    check_against_numpy(lambda a, b, z: (np.median(a, axis=1), np.median(b), np.median(z), np.median(a[:, :5], axis=1)),
+                        rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal(10),
+                        np.array([-0.0, -0.0, 1.0, -1.0]), rtol=0, atol=0)
+    assert not np.signbit(elena_jax.functionalize(np.median)(np.array([-0.0, -0.0])))
+

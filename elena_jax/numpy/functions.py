@@ -1314,9 +1314,10 @@ _median = jnp_function(np.median)
 
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """NB: of complex numbers (which jax.numpy refuses) NumPy sorts them, real part first, and
-    averages the middle one or two; a NaN among them is the median."""
-    if not (isinstance(a, Tracer) and a.dtype.kind == "c") or not a.size:
+    """NumPy's steps: sorted (complex numbers real part first, which jax.numpy refuses), the mean
+    of the middle one or two (np.mean's sum from +0.0: two -0.0 give +0.0; jax.numpy interpolates),
+    and a NaN among them is the median."""
+    if not isinstance(a, Tracer) or not a.size:
         return _median(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
     axes = reduce_axes(axis, a.ndim)
     kept = [i for i in range(a.ndim) if i not in axes]
