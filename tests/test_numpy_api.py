@@ -1856,3 +1856,13 @@ def test_median_is_numpys_mean_of_the_middle_bit_for_bit():
                         np.array([-0.0, -0.0, 1.0, -1.0]), rtol=0, atol=0)
     assert not np.signbit(elena_jax.functionalize(np.median)(np.array([-0.0, -0.0])))
 
+
+def test_sparse_indices_and_where_of_constants_are_numpys():
+    """np.indices(sparse=True) raised an internal ValueError, np.where of a condition of constants
+    (one argument) was refused though np.nonzero of it ran, and np.where(c, x) raised
+    UnsupportedError about NoneType values where NumPy's is a ValueError (campaign J, session 31)."""
+    check_against_numpy(lambda a: (np.indices((2, 3), sparse=True), a[np.where(np.arange(6) % 2 == 0)]),
+                        np.arange(6.0))
+    with pytest.raises(ValueError, match="either both or neither of x and y should be given"):
+        elena_jax.functionalize(lambda c, a: np.where(c, a))(np.array([True, False]), np.ones(2))
+

@@ -139,7 +139,8 @@ def arange(*args, dtype=None, like=None, **kw):
 def _constant_function(name):
     def impl(*args, **kwargs):
         _static(*args, *kwargs.values())
-        return constant(ORIGINALS[name](*args, **kwargs))
+        out = ORIGINALS[name](*args, **kwargs)
+        return tuple(map(constant, out)) if isinstance(out, tuple) else constant(out)  # NB: np.indices(sparse=True)
 
     return impl
 

@@ -324,8 +324,12 @@ def column_stack(tup):
 
 @implements(np.where)
 def where(condition, x=None, y=None):
-    if x is None and y is None:
-        raise ConcretizationError(f"np.where(condition) has a data-dependent output shape\n  at {user_location()}")
+    if x is None and y is None:  # NB: np.nonzero's, as static as NumPy's for a condition of constants
+        if _known(condition) is None:
+            raise ConcretizationError(f"np.where(condition) has a data-dependent output shape\n  at {user_location()}")
+        return np.nonzero(condition)
+    if x is None or y is None:
+        raise located(ValueError, "either both or neither of x and y should be given")
     trace = trace_of(condition, x, y)
     # NB: lists are arrays here (np.where(m, [1., 2.], a)); Python scalars stay weak
     condition, x, y = (np.asarray(v) if isinstance(v, (list, tuple)) else v
