@@ -1866,3 +1866,9 @@ def test_sparse_indices_and_where_of_constants_are_numpys():
     with pytest.raises(ValueError, match="either both or neither of x and y should be given"):
         elena_jax.functionalize(lambda c, a: np.where(c, a))(np.array([True, False]), np.ones(2))
 
+
+def test_a_reduction_of_a_0d_array_is_its_value():
+    """np.add.reduce of a 0-d array (axis 0, as NumPy's default) raised AxisError (campaign J)."""
+    check_against_numpy(lambda z: (np.add.reduce(z), np.maximum.reduce(z, axis=-1), np.multiply.reduce(z, axis=None)),
+                        np.array(2.5), rtol=0, atol=0)
+

@@ -298,6 +298,8 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     trace = trace_of(a, out, where)
     if not isinstance(a, Tracer):
         a = fresh(trace, "copy", [np.asarray(a)], np.shape(a), np.asarray(a).dtype)
+    if a.ndim == 0 and axis in (0, -1):  # NB: NumPy reduces a 0-d array along axis 0 or -1 to its value
+        axis = None
     axes = reduce_axes(axis, a.ndim)
     order = memory_order(a.shape, [a] + ([] if where is True else [where]))
     if out is None and list(order) != sorted(order):
