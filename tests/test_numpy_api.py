@@ -1872,3 +1872,18 @@ def test_a_reduction_of_a_0d_array_is_its_value():
     check_against_numpy(lambda z: (np.add.reduce(z), np.maximum.reduce(z, axis=-1), np.multiply.reduce(z, axis=None)),
                         np.array(2.5), rtol=0, atol=0)
 
+
+def pad_with(vector, pad_width, iaxis, kwargs):  # NB: NumPy's docstring example
+    pad_value = kwargs.get("padder", 10)
+    vector[: pad_width[0]] = pad_value
+    vector[-pad_width[1] :] = pad_value
+
+
+def test_pad_with_a_function_is_numpys_protocol():
+    """A callable mode writes each line in place and its return value is ignored; elena_jax took
+    jax.numpy's protocol (the returned line): NumPy's docstring example was refused, a returned
+    vector was used, a function returning None raised IndexError (campaign J, session 31)."""
+    check_against_numpy(lambda a: (np.pad(a, 2, pad_with), np.pad(a, ((1, 0), (0, 2)), pad_with, padder=-1.5),
+                                   np.pad(a, 1, lambda v, w, i, k: v + 5)), np.arange(6.0).reshape(2, 3),
+                        rtol=0, atol=0)
+

@@ -1213,6 +1213,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     axis by axis on the array padded so far) run on it, so that its means are elena_jax's NumPy-ordered
     np.mean. NB: jax.numpy's differed in 300 of 2,376 values. linear_ramp stays jax.numpy's (3 of 2,376
     an ulp off): NumPy's ramps are float64 linspaces, whose reverse-mode derivative with x64 off fails."""
+    if callable(mode) and _arraypad is not None:
+        return _padded_by(mode, _arr(array), _arraypad._as_pairs(pad_width, np.ndim(array), as_index=True), kwargs)
     own = mode == "mean" and isinstance(array, Tracer) and array.size and _arraypad is not None
     if not own or isinstance(pad_width, dict) or has_tracer((pad_width, kwargs)):
         return _generic_pad(array, pad_width, mode, **kwargs)
@@ -1226,6 +1228,18 @@ def pad(array, pad_width, mode="constant", **kwargs):
         roi = _arraypad._view_roi(padded, original, axis)
         values = _arraypad._get_stats(roi, axis, width_pair, lengths[axis], np.mean)
         _arraypad._set_pad_area(roi, axis, width_pair, values)
+    return padded
+
+
+def _padded_by(function, array: Tracer, widths, kwargs: dict) -> Tracer:
+    """NumPy's protocol of a callable mode: the array padded with zeros, then ``function(vector,
+    widths, axis, kwargs)`` called on every line along every axis in turn, writing the line in place
+    (its return value ignored; jax.numpy's takes it as the new line)."""
+    padded = _generic_pad(array, widths, "constant")
+    for axis in range(padded.ndim):
+        lines = np.moveaxis(padded, axis, -1)
+        for index in np.ndindex(lines.shape[:-1]):
+            function(lines[index + (Ellipsis,)], widths[axis], axis, kwargs)
     return padded
 
 
