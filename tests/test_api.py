@@ -533,6 +533,22 @@ def test_checked_mode_raises_numpys_errors_that_depend_on_the_values(a, e, error
     elena_jax.functionalize(solve_and_power)(a, b, e)  # NB: unchecked: no error (documented)
 
 
+@pytest.mark.parametrize("func, q, message", [
+    (np.percentile, np.array([50.0, 150.0]), "Percentiles must be in the range [0, 100]"),
+    (np.quantile, np.array([np.nan]), "Quantiles must be in the range [0, 1]"),
+    (np.nanquantile, np.array([-0.5]), "Quantiles must be in the range [0, 1]"),
+])
+def test_checked_mode_raises_for_a_traced_q_out_of_range(func, q, message):
+    """NumPy raises ValueError for a q out of range; of a traced q elena_jax clamped it, also in
+    checked mode (campaign J, session 31)."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        func(np.arange(5.0), q)
+    with pytest.raises(ValueError, match=re.escape(message) + r" \(checked mode\)"):
+        elena_jax.functionalize(func, checked=True)(np.arange(5.0), q)
+    ok = elena_jax.functionalize(func, checked=True)(np.arange(5.0), np.array([0.0, 1.0]))
+    np.testing.assert_allclose(ok, func(np.arange(5.0), np.array([0.0, 1.0])))
+
+
 def weighted_rows(a, w, out):
     out[:] = np.average(a, axis=1, weights=w)
     return out

@@ -100,6 +100,10 @@ def _quantile(func):
                               "elena_jax with a traced q, several axes, weights or data that is not a traced "
                               "integer or float array (jax.numpy's rounds otherwise); these are: "
                               f"{', '.join(_JAX_QUANTILE_METHODS)}")
+            if isinstance(q, Tracer):  # NB: NumPy's ValueError from the values (NaN too), in checked mode
+                top = 100 if percent else 1
+                raise_where(~np.all((q >= 0) & (q <= top)), ValueError,
+                            f"{'Percentiles' if percent else 'Quantiles'} must be in the range [0, {top}]")
             return generic(a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method,
                            keepdims=keepdims, **kwargs)
         func(np.ones((1,) * a.ndim, a.dtype), known, axis=axis, keepdims=keepdims)  # NB: NumPy's errors (q, axis)
