@@ -1887,3 +1887,16 @@ def test_pad_with_a_function_is_numpys_protocol():
                                    np.pad(a, 1, lambda v, w, i, k: v + 5)), np.arange(6.0).reshape(2, 3),
                         rtol=0, atol=0)
 
+
+def test_linalg_results_of_empty_inputs_are_numpys_named_tuples():
+    """Of empty inputs (NumPy's own answer, run on stand-ins) np.linalg.eigh, qr, slogdet and svd
+    were plain tuples: ``.eigenvalues`` raised AttributeError (campaign J, session 31)."""
+    got = elena_jax.functionalize(lambda a, b: (np.linalg.eigh(a), np.linalg.qr(b), np.linalg.slogdet(a),
+                                                np.linalg.svd(b)))(np.zeros((0, 0)), np.zeros((0, 3)))
+    want = (np.linalg.eigh(np.zeros((0, 0))), np.linalg.qr(np.zeros((0, 3))), np.linalg.slogdet(np.zeros((0, 0))),
+            np.linalg.svd(np.zeros((0, 3))))
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and g._fields == w._fields
+        for x, y in zip(g, w):
+            assert_same(x, y)
+

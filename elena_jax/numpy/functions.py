@@ -1059,7 +1059,10 @@ def _of_nothing(func, args, kwargs, out):
     values included (the median of nothing is NaN), where JAX may refuse the shapes."""
     r = run_numpy(func, args, kwargs, full=True)
     multiple = isinstance(r, (tuple, list))
-    return _returned(func.__name__, [constant(np.array(x)) for x in (r if multiple else [r])], out, multiple)
+    results = [constant(np.array(x)) for x in (r if multiple else [r])]
+    if multiple and out is None:  # NB: in NumPy's own container (np.linalg.eigh's EighResult)
+        return type(r)._make(results) if hasattr(r, "_make") else type(r)(results)
+    return _returned(func.__name__, results, out, multiple)
 
 
 # NB: NumPy returns np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``),
