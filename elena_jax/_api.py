@@ -297,9 +297,10 @@ class Functionalized:
             args, kwargs = jax.tree_util.tree_unflatten(treedef, arguments.tracers)
             try:
                 out = self.f(*args, **kwargs)
-            except TypeError as e:
-                _refuse_jax_on_tracers(e)
-                if not names_a_location(e):  # NB: NumPy's argument errors (np.sum(a, axiz=0)) name no line
+            except Exception as e:
+                if isinstance(e, TypeError):
+                    _refuse_jax_on_tracers(e)
+                if not names_a_location(e):  # NB: NumPy's own errors (np.sum(a, axiz=0), np.sin.reduce) name no line
                     e.add_note(f"  at {raised_at(e)}")
                 raise
             caught = caught_by_user(refusals)

@@ -728,6 +728,18 @@ def test_a_numpy_scalars_fill_changes_nothing():
     check_against_numpy(f, np.arange(4.0))
 
 
+def _accumulate_scalar(a): return np.add.accumulate(a.sum())
+def _accumulate_all_axes(a): return np.add.accumulate(a, axis=None)
+def _reduce_unary(a): return np.sin.reduce(a)
+
+
+@pytest.mark.parametrize("f", [_accumulate_scalar, _accumulate_all_axes, _reduce_unary])
+def test_ufunc_method_errors_are_numpys_at_the_line(f):
+    """ufunc.accumulate of a scalar or over every axis raised AxisError and TypeError, and NumPy's
+    own ValueError for np.sin.reduce named no line (campaign J, session 31)."""
+    fails_as_numpy(f, np.ones((2, 2)))
+
+
 def _full_overflow(a): return np.full(3, 300, dtype=np.uint8) + a
 def _full_like_overflow(a): return np.full_like(a, -1) + a
 def _full_like_string(a): return np.full_like(a.astype(float), "x")

@@ -428,7 +428,11 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     trace = trace_of(a, out)
     if ufunc.nin != 2 or ufunc.nout != 1 or ufunc.signature is not None:
         raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate is not supported by elena_jax")
-    axis = normalize_axis(axis, a.ndim)
+    if a.ndim == 0:  # NB: NumPy's errors, in its order
+        raise located(TypeError, "cannot accumulate on a scalar")
+    if axis is None or isinstance(axis, tuple) and len(axis) != 1:
+        raise located(ValueError, "accumulate does not allow multiple axes")
+    axis = normalize_axis(axis[0] if isinstance(axis, tuple) else axis, a.ndim)
     order = memory_order(a.shape, [a])
     if out is None and list(order) != sorted(order):  # NB: the result is laid out as a is (see reduce)
         return in_order(ufunc_accumulate(ufunc, a.transpose(order), order.index(axis), dtype), order)
