@@ -1900,3 +1900,10 @@ def test_linalg_results_of_empty_inputs_are_numpys_named_tuples():
         for x, y in zip(g, w):
             assert_same(x, y)
 
+
+def test_matmul_of_a_list_and_interp_of_booleans_are_numpys():
+    """``a @ [1.0, 2.0, 3.0]`` (a list operand, an array to any ufunc) and np.interp of boolean
+    values (float64 to NumPy) were refused: jax.numpy takes neither (campaign J, session 31)."""
+    check_against_numpy(lambda a: (a @ [1.0, 2.0, 3.0], np.matmul([[1.0, 2.0]], a),
+                                   np.interp(a[0], [0, 1], [False, True])), np.arange(6.0).reshape(2, 3) / 7)
+

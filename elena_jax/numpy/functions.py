@@ -905,6 +905,8 @@ def _prepare(name, args, kwargs, dtypes):
         args[:2] = [a.reshape(1) if shape_of(a) == () else a for a in args[:2]]
     if name == "repeat":  # NB: static repeats: JAX needs the total length to trace it
         kwargs = _static_repeats(args, kwargs)
+    if name == "interp":  # NB: NumPy interpolates booleans as float64 (jax.numpy refuses them)
+        args = [a.astype(np.float64) if getattr(a, "dtype", None) == np.bool_ else a for a in args]
     if name in ("linalg.eigh", "linalg.eigvalsh", "linalg.cholesky"):  # NB: NumPy reads one triangle only
         kwargs["symmetrize_input"] = False
     target = None
@@ -1478,6 +1480,8 @@ def _gufunc(func):
     def rule(*args, out=None, **kwargs):
         if kwargs:
             raise located(UnsupportedError, f"np.{func.__name__} with {sorted(kwargs)}")
+        # NB: as any ufunc's, a list operand is an array (a @ [1.0, 2.0, 3.0])
+        args = tuple(np.asarray(x) if isinstance(x, (list, tuple)) else x for x in map(sequence_as_array, args))
         (target,) = out if isinstance(out, tuple) else (out,)
         if target is not None:  # NB: NumPy checks the output's cast (same_kind) before the shapes
             check_out_array(target)
