@@ -1907,3 +1907,10 @@ def test_matmul_of_a_list_and_interp_of_booleans_are_numpys():
     check_against_numpy(lambda a: (a @ [1.0, 2.0, 3.0], np.matmul([[1.0, 2.0]], a),
                                    np.interp(a[0], [0, 1], [False, True])), np.arange(6.0).reshape(2, 3) / 7)
 
+
+def test_delete_at_indices_made_inside_from_constants():
+    """np.delete(a, np.array([0, 2])) was refused as traced indices, though their values are known
+    (a list worked): campaign J, session 31."""
+    check_against_numpy(lambda a: (np.delete(a, np.array([0, 2])), np.delete(a, np.arange(3), axis=0)),
+                        np.arange(6.0))
+

@@ -1295,7 +1295,10 @@ def _take_positions(select, a, axis):
 @implements(np.delete)
 def delete(arr, obj, axis=None):
     """The elements kept, taken: NumPy decides which from the length alone (jax.numpy.delete wants
-    its indices concrete, and an operand's are traced)."""
+    its indices concrete, and an operand's are traced). Indices made inside f from constants are
+    NumPy's (their values known: np.delete(a, np.array([0, 2])))."""
+    known = _known(obj) if isinstance(obj, Tracer) else None
+    obj = obj if known is None else known
     if isinstance(obj, Tracer) and obj.ndim == 0 and obj.dtype.kind in "iu":
         return _delete_one(arr, obj, axis)
     if has_tracer(obj):
