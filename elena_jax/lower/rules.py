@@ -349,8 +349,8 @@ def _sign(x):
     safe = jnp.where(usable, h, jnp.ones_like(h))
     nan, zero = jnp.full_like(h, np.nan), jnp.zeros_like(h)
     big_re, big_im = jnp.isinf(re), jnp.isinf(im)
-    real = jnp.select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [re / safe, zero, jnp.sign(re), zero], nan)
-    imag = jnp.select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [im / safe, zero, zero, jnp.sign(im)], nan)
+    real = _select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [re / safe, zero, jnp.sign(re), zero], nan)
+    imag = _select([usable, h == 0, big_re & ~big_im, big_im & ~big_re], [im / safe, zero, zero, jnp.sign(im)], nan)
     return lax.complex(real, imag)
 
 
@@ -511,7 +511,7 @@ def _complex_power(x, y):
         acc = jnp.where(m & (1 << bit) != 0, _folded_multiply(acc, square), acc)
         square = _folded_multiply(square, square)
     x2 = _folded_multiply(x, x)
-    r = jnp.select([n == 1, n == 2, n == 3, n < 0], [x, x2, _folded_multiply(x, x2), _one_over(acc)], acc)
+    r = _select([n == 1, n == 2, n == 3, n < 0], [x, x2, _folded_multiply(x, x2), _one_over(acc)], acc)
     r = jnp.where(whole, r, jnp.power(x, y))
     zero = jnp.where(yr > 0, jnp.zeros_like(x), jnp.full_like(x, complex(np.nan, np.nan)))
     r = jnp.where((lax.real(x) == 0) & (lax.imag(x) == 0), zero, r)
@@ -1314,8 +1314,18 @@ def _vander(x, N=None, increasing=False):
     return v if increasing else v[:, ::-1]
 
 
-# Functions computed here by NumPy's algorithm where jax.numpy's gives other answers.
-NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort}
+def _select(condlist, choicelist, default=0):
+    """np.select as a chain of selects, the first true condition's choice winning: jax.numpy's
+    finds it with an argmax whose int64 index, traced under elena_jax's 64-bit scope, an outer
+    jax.jit with 64-bit mode off then lowered as int32 (a verifier error)."""
+    out = default
+    for condition, choice in reversed(list(zip(condlist, choicelist))):
+        out = jnp.where(condition, choice, out)
+    return jnp.asarray(out)
+
+
+# Functions computed here by NumPy's algorithm where jax.numpy's gives other answers (or fails).
+NUMPY_ALGORITHMS = {"interp": _interp, "vander": _vander, "sort": _sort, "argsort": _argsort, "select": _select}
 
 
 def resolve(name: str):
