@@ -391,10 +391,8 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     call would read the stored value; the program, cached, repeats this one, and the caller would
     hold a tracer (an acceptance campaign's find, session 30). Looked for two levels into lists,
     tuples, sets, dicts and objects' attributes there (`_holds`)."""
-    target, places = f, []
-    while isinstance(target, functools.partial):
-        places += [("an argument bound by functools.partial", v) for v in (*target.args, *target.keywords.values())]
-        target = target.func
+    target, bound = _unbound(f)
+    places = [("an argument bound by functools.partial", v) for v in bound]
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
         owner = target.__self__
     elif inspect.isfunction(target):
@@ -424,12 +422,19 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
                 f"there); return the value instead (with elena_jax.pure, the new state)\n  in {_described(f)}")
 
 
+def _unbound(f: Callable) -> tuple[Callable, list]:
+    """``f`` without its functools.partial layers, and the arguments they bind."""
+    bound = []
+    while isinstance(f, functools.partial):
+        bound += [*f.args, *f.keywords.values()]
+        f = f.func
+    return f, bound
+
+
 def _code_owner(f: Callable) -> Callable:
     """The function whose code runs when ``f`` is called: a partial's, a method's, a decorated
     function's (``__wrapped__``), a callable object's ``__call__``."""
-    fn = f
-    while isinstance(fn, functools.partial):
-        fn = fn.func
+    fn, _ = _unbound(f)
     fn = inspect.unwrap(getattr(fn, "__func__", fn))
     return fn if hasattr(fn, "__code__") else type(fn).__call__
 

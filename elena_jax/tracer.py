@@ -946,11 +946,11 @@ for _name, _ufunc in _BINARY.items():
 
 
 def _unary(ufunc):
-    def operator(self):
+    def apply(self):
         _scalar_math(ufunc, self)
         return _of_python_scalars(ufunc(self), self)
 
-    return operator
+    return apply
 
 
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():

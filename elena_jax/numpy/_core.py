@@ -43,12 +43,13 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
     def call(*args, **kwargs):
         result = rule(*args, **kwargs)
         outs = list(result) if isinstance(result, (tuple, list)) else [result]
-        given = [x for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)]
-        zero_d = [i for i, r in enumerate(outs) if isinstance(r, Tracer) and r.ndim == 0
-                  and all(r is not x for x in given)]  # NB: an argument returned as it is keeps its kind
-        if not zero_d or any(callable(x) and not isinstance(x, type) for x in leaves([list(args), list(
-                kwargs.values())])):  # NB: a user's function (np.apply_along_axis's) must not run again
+        if not any(isinstance(r, Tracer) and r.ndim == 0 for r in outs):
             return result
+        operands = list(leaves([list(args), list(kwargs.values())]))
+        zero_d = [i for i, r in enumerate(outs) if isinstance(r, Tracer) and r.ndim == 0
+                  and all(r is not x for x in operands)]  # NB: an argument returned as it is keeps its kind
+        if not zero_d or any(callable(x) and not isinstance(x, type) for x in operands):
+            return result  # NB: a user's function (np.apply_along_axis's) must not run again
         probed = probe(func, args, kwargs)
         if probed is None:  # NB: NumPy refused the stand-ins: it cannot tell
             return result
@@ -60,6 +61,12 @@ def returning_as_numpy(func: Callable, rule: Callable) -> Callable:
         return result
 
     return call
+
+
+def strong(x: Any) -> Any:
+    """``x``, where it is a traced Python number, as the array NumPy makes of it: strongly typed in
+    its type (`Tracer.view_of` of a scalar is a copy, not weak); anything else unchanged."""
+    return x.view_of(x.header) if isinstance(x, Tracer) and x.weak else x
 
 
 def as_ufunc_result(r: Tracer) -> Tracer:

@@ -31,6 +31,7 @@ from ._core import (
     sequence_as_array,
     shape_of,
     shape_text,
+    strong,
     trace_of,
     untraced_target,
 )
@@ -451,8 +452,7 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
 def ufunc_outer(ufunc, a, b, **kwargs):
     """NB: as NumPy's, each operand an array first: a Python number is a strong 0-d array of its
     default type (``np.add.outer(int8, 100)`` is int64), as is a traced one."""
-    a, b = (x.view_of(x.header) if isinstance(x, Tracer) and x.weak else x if isinstance(x, Tracer)
-            else np.asarray(x) for x in (a, b))
+    a, b = (strong(x) if isinstance(x, Tracer) else np.asarray(x) for x in (a, b))
     return ufunc(a[(...,) + (None,) * b.ndim], b, **kwargs)
 
 
@@ -471,8 +471,7 @@ def ufunc_at(ufunc, a, indices, b=None):
     a.check_writeable()
     from .indexing import indexed_shape, split_index  # the index normaliser lives with indexing
 
-    if isinstance(b, Tracer) and b.weak:
-        b = b.view_of(b.header)  # NB: as NumPy's at(): a traced Python number is an array, not weak
+    b = strong(b)  # NB: as NumPy's at(): a traced Python number is an array, not weak
     key, key_ins = split_index(trace, a, indices)
     if any(isinstance(k, Tracer) and k.dtype == bool for k in key_ins):
         # NB: a traced mask selects each element once: a[mask] = op(a[mask], b), cast back as at() casts
