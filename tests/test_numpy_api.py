@@ -902,6 +902,34 @@ def test_matmul_into_out_checks_as_numpy(f):
     check(f, arr((2, 3)), arr((3, 4), seed=1), arr((2, 4), "int64", seed=2))
 
 
+@pytest.mark.parametrize("f", [lambda a, b, i: np.matmul(a.T, b.T, axes=[(1, 0), (1, 0), (1, 0)]),
+                               lambda a, b, i: np.matmul(a.T, b.T, axes=[(1, 0), (1, 0), (0, 1)]),
+                               lambda a, b, i: np.matmul(a.T, b, axes=[(1, 0), (0, 1), (1, 0)], out=i.T),
+                               lambda a, b, i: np.matmul(a, b[:, 0], axes=[(1, 0), -1, 0]),
+                               lambda a, b, i: np.matmul(a, b, axes=[(0, 1), (0, 1)]),
+                               lambda a, b, i: np.matmul(a, b, axis=0), lambda a, b, i: np.matmul(a, b, keepdims=True),
+                               lambda a, b, i: np.vecdot(a, a, axis=0), lambda a, b, i: np.vecdot(a, a, axes=[0, 0]),
+                               lambda a, b, i: np.vecdot(a, a, axes=[0, 0, 0]),
+                               lambda a, b, i: np.vecdot(b, b, axis=0, keepdims=True),
+                               lambda a, b, i: np.vecdot(b, b, keepdims=True, axes=[1, 1, 0]),
+                               lambda a, b, i: np.vecdot(a, a, keepdims=True, out=i[:, :1]),
+                               lambda a, b, i: np.vecdot(a, a, keepdims=True, axis=0, out=i[:1, :3]),
+                               lambda a, b, i: np.matvec(b.T, a[0], axes=[(1, 0), 0, 0]),
+                               lambda a, b, i: np.matmul(a, b, dtype=np.float32),
+                               lambda a, b, i: np.matmul(a, b, dtype=np.int64),
+                               lambda a, b, i: np.matmul(a, b, dtype=np.int64, casting="unsafe"),
+                               lambda a, b, i: np.matmul(i, i.T, dtype=np.int8),
+                               lambda a, b, i: np.matmul((i * 50).astype(np.int8), (i.T * 50).astype(np.int8),
+                                                         dtype=np.int16),
+                               lambda a, b, i: np.matmul(a, b, out=i, casting="unsafe"),
+                               lambda a, b, i: np.vecdot(i, i, dtype=bool, casting="unsafe")])
+def test_gufunc_keywords_are_numpys(f):
+    """np.matmul / vecdot / matvec with ``axes=``, ``axis=``, ``keepdims=`` (vecdot's), ``dtype=``
+    and ``casting=`` compute as NumPy (the core axes moved last, the operands cast to ``dtype``),
+    and raise NumPy's errors where NumPy refuses them (all were refused: campaign J, session 31)."""
+    check(f, arr((2, 3)), arr((3, 4), seed=1), arr((2, 4), "int64", seed=2))
+
+
 @pytest.mark.parametrize("f", [lambda a, f, i: np.std(a, axis=-1, out=a[..., 0]),
                                lambda a, f, i: np.mean(f, axis=1, out=i[:, 0]),
                                lambda a, f, i: np.std(f, axis=1, out=i[:, 0]),
@@ -1499,6 +1527,35 @@ def test_einsum_sum_is_laid_out_as_numpys():
     assert seen == {"c": np.einsum("ijk->ki", y).strides, "t": np.einsum("ijk->ki", y.transpose(2, 0, 1)).strides}
 
 
+@pytest.mark.parametrize("f", [lambda i, a, c: np.einsum("i,i", i, i, dtype=np.int16),
+                               lambda i, a, c: np.einsum("i,i", i, i, dtype=np.float32),
+                               lambda i, a, c: np.einsum("i,i", i * 1.0, i, dtype=np.int16),
+                               lambda i, a, c: np.einsum("i,i", i * 1.5, i, dtype=np.int16, casting="unsafe"),
+                               lambda i, a, c: np.einsum("i,i", i * 1.0, i, out=np.zeros((), np.int8)),
+                               lambda i, a, c: np.einsum("i,i", i * 1.5, i, out=np.zeros((), np.int8), casting="unsafe"),
+                               lambda i, a, c: np.einsum("i,i", i, i * 1, casting="equiv", dtype=np.int64),
+                               lambda i, a, c: np.einsum("i,i", i, i, casting="no"),
+                               lambda i, a, c: np.einsum("ij->j", a * 1.1, dtype=np.float32, casting="same_kind"),
+                               lambda i, a, c: np.einsum("ij->", a[:, :1] * 1e8 - a[:, 1:2] * 1e8 + 1, dtype=np.float32,
+                                                         casting="same_kind"),
+                               # NB: a view of one operand ignores both (no out=)
+                               lambda i, a, c: np.einsum("ij->ji", a, dtype=np.int8),
+                               lambda i, a, c: np.einsum("ij->ji", a, dtype=np.float32, out=np.zeros((3, 2), np.float32)),
+                               lambda i, a, c: np.einsum(a, [0, 1], [1, 0], dtype=np.float32),
+                               # the sublist form
+                               lambda i, a, c: np.einsum(a, [0, 1], c, [1, 2]),
+                               lambda i, a, c: np.einsum(a, [Ellipsis, 1], c, [1, Ellipsis], [Ellipsis]),
+                               lambda i, a, c: np.einsum(a, [40, 3]), lambda i, a, c: np.einsum(a, [52, 3]),
+                               lambda i, a, c: np.einsum(a, [0, 1], c, [1, 2], [2, 0], out=np.zeros((4, 2))),
+                               lambda i, a, c: np.einsum(a, [0, 1], [0], dtype=np.float32)])
+def test_einsum_dtype_casting_and_sublists_are_numpys(f):
+    """np.einsum computes in ``dtype=`` (the operands cast as ``casting=`` allows, NumPy's TypeError
+    otherwise) and casts into ``out=`` as ``casting=`` allows; both were refused (campaign J,
+    session 31). A one-operand einsum that sums nothing is a view, as NumPy's, whatever they say,
+    in the sublist form too."""
+    check(f, np.arange(3, dtype=np.int8) * 60, np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4))
+
+
 LIST_ARGUMENTS = {
     "diff_prepend": lambda x: np.diff(x, prepend=[0.0]),
     "append": lambda x: np.append(x, [1.0, 2.0]),
@@ -1712,6 +1769,18 @@ def test_constant_boolean_index_of_the_wrong_length_says_so():
 
     _raises_as_numpy(write, m)
     check_against_numpy(lambda m, i: (m[[False, True]], m[i, [True, False, True]], m[:, [False] * 3]), m, i)
+
+
+@pytest.mark.parametrize("f", [lambda i: np.unravel_index(i, (3, 4), order="F"),
+                               lambda i: np.unravel_index(i[1], (3, 4), order="F"),
+                               lambda i: np.unravel_index(i, (3, 4), order="A"),
+                               lambda i: np.unravel_index(i, 12, order="F"), lambda i: np.unravel_index(i, (12,)),
+                               lambda i: np.unravel_index(i[0], ()), lambda i: np.unravel_index(i, np.array([3, 4])),
+                               lambda i: np.unravel_index(i.reshape(3, 1), np.array([2, 3, 2]), order="F")])
+def test_unravel_index_in_fortran_order_and_of_one_axis(f):
+    """np.unravel_index(order='F') was refused (campaign J, session 31); of one axis it returned an
+    array, not NumPy's tuple of one, and a shape made inside f failed NumPy's check on stand-ins."""
+    check(f, np.array([0, 5, 11]))
 
 
 def test_unravel_index_insert_ravel_multi_index_and_delete_check_their_indices():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import operator
+import string
 import warnings
 
 import numpy as np
@@ -1070,6 +1071,7 @@ def _of_nothing(func, args, kwargs, out):
 # NB: NumPy returns np.linalg's results as named tuples (``np.linalg.eigh(a).eigenvectors``),
 # read from NumPy itself.
 _RESULT_TYPES = {f"linalg.{n}": type(getattr(np.linalg, n)(np.eye(2))) for n in ("slogdet", "svd", "eigh", "qr")}
+_RESULT_TYPES["unravel_index"] = tuple  # NB: of one axis too
 
 
 def _refuse(func, name, args, kwargs, error):
@@ -1202,8 +1204,15 @@ _unravel_index = jnp_function(np.unravel_index)
 
 @implements(np.unravel_index)
 def unravel_index(indices, shape, order="C"):
-    """jax.numpy's (which clamps indices out of range), after NumPy's ValueError for them (`_check_range`)."""
-    result = _unravel_index(indices, shape) if order == "C" else _unravel_index(indices, shape, order=order)
+    """jax.numpy's (which clamps indices out of range), after NumPy's ValueError for them (`_check_range`).
+    Fortran order is C order of the reversed shape, the coordinates reversed."""
+    if order not in ("C", "F"):
+        raise located(ValueError, "only 'C' or 'F' order is permitted")
+    dims = _known(shape)  # NB: np.array([3, 4]) made inside f is as static as NumPy's
+    if dims is None:
+        raise located(UnsupportedError, "np.unravel_index of a traced shape: pass the shape as a static argument")
+    shape = tuple(int(n) for n in np.ravel(dims))
+    result = _unravel_index(indices, shape) if order == "C" else _unravel_index(indices, shape[::-1])[::-1]
     size = int(np.prod(shape))
     _check_range(indices, 0, size, ValueError, f"index{{}} is out of bounds for array with size {size}")
     return result
@@ -1389,10 +1398,11 @@ _einsum = jnp_function(np.einsum)
 @implements(np.einsum)
 def einsum(*operands, **kwargs):
     """One operand relabelled without summing (``'ij->ji'``, the diagonal ``'ii->i'``) is a
-    writeable view in NumPy: a view here too. One float operand summed over some of its labels
+    writeable view in NumPy, whatever its ``dtype=`` and ``casting=``: a view here too. One float operand summed over some of its labels
     (``'ijk->ik'``) is ``np.add.reduce`` over them, which adds in NumPy's order: NumPy's einsum
     adds a label that is not innermost row after row, as add.reduce does, and float16 in float32.
     Everything else is computed by jax.numpy."""
+    operands = _einsum_spelled(operands)
     if len(operands) == 2 and isinstance(operands[0], str) and isinstance(operands[1], Tracer) \
             and kwargs.get("out") is None:
         x = operands[1]
@@ -1404,7 +1414,40 @@ def einsum(*operands, **kwargs):
         elif labels is not None and x.dtype.kind == "f" and set(kwargs) <= {"optimize"} \
                 and len(set(labels[0])) == x.ndim:
             return _einsum_sum(x, *labels)
+    if "dtype" in kwargs or "casting" in kwargs:  # NB: after the views: NumPy's ignore both
+        return _einsum_in(operands, **kwargs)
     return _einsum(*operands, **kwargs)
+
+
+_EINSUM_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # NB: NumPy's, for labels 0..51
+
+
+def _einsum_spelled(operands: tuple) -> tuple:
+    """NumPy's sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` in its string form
+    (``'AB,BC->AC'``); as it is where a label is not one NumPy takes (its error to raise)."""
+    if not operands or isinstance(operands[0], str):
+        return operands
+    n = len(operands) // 2
+    sublists = [*operands[1 : 2 * n : 2], *operands[2 * n :]]
+    if not all(isinstance(sub, (list, tuple)) and all(k is Ellipsis or isinstance(k, (int, np.integer))
+                                                      and 0 <= k < 52 for k in sub) for sub in sublists):
+        return operands
+    spelled = ["".join("..." if k is Ellipsis else _EINSUM_LETTERS[k] for k in sub) for sub in sublists]
+    spec = ",".join(spelled[:n]) + ("->" + spelled[n] if len(spelled) > n else "")
+    return (spec, *operands[0 : 2 * n : 2])
+
+
+def _einsum_in(operands, out=None, dtype=None, casting="safe", **kwargs):
+    """``np.einsum(dtype=, casting=)``: NumPy casts the operands to ``dtype`` as ``casting`` allows,
+    computes in it, and casts the result into ``out`` so too (its errors come from stand-ins)."""
+    check_out_array(out, "output must be an array")
+    numpy_kwargs = {**kwargs, "dtype": dtype, "casting": casting}
+    result = run_numpy(np.einsum, operands, numpy_kwargs)
+    if out is not None:
+        run_numpy(np.einsum, operands, {**numpy_kwargs, "out": np.empty(np.shape(result), out.dtype)})
+    if dtype is not None:
+        operands = [x.astype(dtype) if isinstance(x, (Tracer, np.ndarray)) else x for x in operands]
+    return _returned("einsum", [einsum(*operands, **kwargs)], out, False)
 
 
 def _einsum_labels(ndim: int, spec: str) -> tuple[str, str] | None:
@@ -1477,33 +1520,60 @@ _OUTPUT_CORE = {"matmul": lambda a, b: (np.ndim(a) > 1) + (np.ndim(b) > 1), "vec
 
 
 def _gufunc(func):
-    """A generalized ufunc (``@`` is np.matmul): its call through ``__array_ufunc__``."""
+    """A generalized ufunc (``@`` is np.matmul): its call through ``__array_ufunc__``. ``dtype=``
+    computes in that type (the operands cast as ``casting`` allows), ``axes=`` / ``axis=`` name
+    the core axes (moved last, as views); NumPy's errors for them come from stand-ins."""
     generic = jnp_function(func)
 
-    def rule(*args, out=None, **kwargs):
+    def rule(*args, out=None, dtype=None, casting="same_kind", axes=None, axis=None, keepdims=None, **kwargs):
         if kwargs:
             raise located(UnsupportedError, f"np.{func.__name__} with {sorted(kwargs)}")
         # NB: as any ufunc's, a list operand is an array (a @ [1.0, 2.0, 3.0])
         args = tuple(np.asarray(x) if isinstance(x, (list, tuple)) else x for x in map(sequence_as_array, args))
         (target,) = out if isinstance(out, tuple) else (out,)
-        if target is not None:  # NB: NumPy checks the output's cast (same_kind) before the shapes
+        if target is not None:
             check_out_array(target)
-            func(*(np.ones((1, 1), dtype_of(x)) for x in args), out=np.empty((1, 1), target.dtype))
-        result = generic(*args)
-        if target is None:
-            return as_ufunc_result(result)  # NB: a @ b of vectors is a scalar
-        # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
-        # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's); its core axes are the result's
+        # NB: NumPy checks the casts and the axes before the shapes: stand-ins of the operands' ranks
+        options = {"dtype": dtype, "casting": casting, "axes": axes, "axis": axis, "keepdims": keepdims}
+        func(*(np.ones((1,) * np.ndim(x), dtype_of(x)) for x in args),
+             out=None if target is None else np.empty((1,) * target.ndim, target.dtype),
+             **{k: v for k, v in options.items() if v is not None})
+        if dtype is not None:
+            args = tuple(x.astype(dtype) for x in map(_arr, args))
         core = _OUTPUT_CORE[func.__name__](*args)
-        whole = broadcast_shapes(result.shape, target.shape)
-        if whole[len(whole) - target.ndim :] != target.shape or any(n != 1 for n in whole[: len(whole) - target.ndim]) \
-                or target.ndim < core or target.shape[target.ndim - core :] != result.shape[result.ndim - core :]:
-            raise located(ValueError, f"{func.__name__}: output operand has shape {target.shape}, "
-                          f"the result's is {result.shape}")
-        target[...] = result
+        if axis is not None:
+            axes = [axis] * (3 if keepdims else 2)
+        if axes is None and not keepdims:
+            return _gufunc_call(func, generic, args, target, core)
+        # NB: keepdims (vecdot's) keeps the summed axis, last unless axes= or axis= place it
+        moved = [(ax,) if isinstance(ax, (int, np.integer)) else tuple(ax) for ax in axes or [-1, -1]]
+        moved += [(-1,) if keepdims else ()] * (3 - len(moved))
+        args = tuple(np.moveaxis(x, ax, range(-len(ax), 0)) for x, ax in zip(map(_arr, args), moved))
+        last = tuple(range(-len(moved[2]), 0))
+        if target is None:
+            result = _gufunc_call(func, generic, args, None, core)
+            return as_ufunc_result(np.moveaxis(np.expand_dims(result, -1) if keepdims else result, last, moved[2]))
+        moved_target = np.moveaxis(target, moved[2], last)
+        _gufunc_call(func, generic, args, moved_target[..., 0] if keepdims else moved_target, core)
         return target
 
     return rule
+
+
+def _gufunc_call(func, generic, args, target, core: int):
+    """``func`` of ``args`` whose core axes are last, written into ``target`` where given."""
+    result = generic(*args)
+    if target is None:
+        return as_ufunc_result(result)  # NB: a @ b of vectors is a scalar
+    # NB: loop axes may broadcast, and out may lack the result's leading loop axes of one element
+    # (np.matmul of (3,) and (1, 3, 3) into a (3,) out is NumPy's); its core axes are the result's
+    whole = broadcast_shapes(result.shape, target.shape)
+    if whole[len(whole) - target.ndim :] != target.shape or any(n != 1 for n in whole[: len(whole) - target.ndim]) \
+            or target.ndim < core or target.shape[target.ndim - core :] != result.shape[result.ndim - core :]:
+        raise located(ValueError, f"{func.__name__}: output operand has shape {target.shape}, "
+                      f"the result's is {result.shape}")
+    target[...] = result
+    return target
 
 
 for _name in ("matmul", "vecdot", "matvec", "vecmat"):
