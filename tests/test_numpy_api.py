@@ -1532,7 +1532,8 @@ def test_einsum_sum_is_laid_out_as_numpys():
                                lambda i, a, c: np.einsum("i,i", i * 1.0, i, dtype=np.int16),
                                lambda i, a, c: np.einsum("i,i", i * 1.5, i, dtype=np.int16, casting="unsafe"),
                                lambda i, a, c: np.einsum("i,i", i * 1.0, i, out=np.zeros((), np.int8)),
-                               lambda i, a, c: np.einsum("i,i", i * 1.5, i, out=np.zeros((), np.int8), casting="unsafe"),
+                               lambda i, a, c: np.einsum("i,i", i * 1.5, i, out=np.zeros((), np.int8),
+                                                         casting="unsafe"),
                                lambda i, a, c: np.einsum("i,i", i, i * 1, casting="equiv", dtype=np.int64),
                                lambda i, a, c: np.einsum("i,i", i, i, casting="no"),
                                lambda i, a, c: np.einsum("ij->j", a * 1.1, dtype=np.float32, casting="same_kind"),
@@ -1540,7 +1541,8 @@ def test_einsum_sum_is_laid_out_as_numpys():
                                                          casting="same_kind"),
                                # NB: a view of one operand ignores both (no out=)
                                lambda i, a, c: np.einsum("ij->ji", a, dtype=np.int8),
-                               lambda i, a, c: np.einsum("ij->ji", a, dtype=np.float32, out=np.zeros((3, 2), np.float32)),
+                               lambda i, a, c: np.einsum("ij->ji", a, dtype=np.float32,
+                                                         out=np.zeros((3, 2), np.float32)),
                                lambda i, a, c: np.einsum(a, [0, 1], [1, 0], dtype=np.float32),
                                # the sublist form
                                lambda i, a, c: np.einsum(a, [0, 1], c, [1, 2]),

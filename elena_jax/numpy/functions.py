@@ -1398,9 +1398,10 @@ _einsum = jnp_function(np.einsum)
 @implements(np.einsum)
 def einsum(*operands, **kwargs):
     """One operand relabelled without summing (``'ij->ji'``, the diagonal ``'ii->i'``) is a
-    writeable view in NumPy, whatever its ``dtype=`` and ``casting=``: a view here too. One float operand summed over some of its labels
-    (``'ijk->ik'``) is ``np.add.reduce`` over them, which adds in NumPy's order: NumPy's einsum
-    adds a label that is not innermost row after row, as add.reduce does, and float16 in float32.
+    writeable view in NumPy, whatever its ``dtype=`` and ``casting=``: a view here too. One float
+    operand summed over some of its labels (``'ijk->ik'``) is ``np.add.reduce`` over them, which
+    adds in NumPy's order: NumPy's einsum adds a label that is not innermost row after row, as
+    add.reduce does, and float16 in float32.
     Everything else is computed by jax.numpy."""
     operands = _einsum_spelled(operands)
     if len(operands) == 2 and isinstance(operands[0], str) and isinstance(operands[1], Tracer) \
