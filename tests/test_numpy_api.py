@@ -1785,6 +1785,13 @@ def test_unravel_index_in_fortran_order_and_of_one_axis(f):
     check(f, np.array([0, 5, 11]))
 
 
+@pytest.mark.parametrize("kind", [None, "sort", "table", "bogus"])
+def test_isin_kind_chooses_numpys_algorithm_not_the_answer(kind):
+    """np.isin's ``kind=`` was refused (campaign J, session 31); 'table' of floats is NumPy's ValueError."""
+    for a in (np.array([1, 2, 3, -4], np.int8), np.array([1.0, 2.0])):
+        check(lambda a: (np.isin(a, [1, 2], kind=kind), np.isin(a, a[::-1], invert=True, kind=kind)), a)
+
+
 def test_unravel_index_insert_ravel_multi_index_and_delete_check_their_indices():
     """checked=True let traced indices out of range through np.unravel_index and np.insert;
     np.ravel_multi_index refused every call with mode='raise' (a ConcretizationTypeError of JAX's),
@@ -1900,6 +1907,20 @@ def test_eigh_and_cholesky_read_one_triangle_as_numpys():
     lower triangle (UPLO="U", upper=True: the upper one) and ignores the other (campaign J, session 31)."""
     m = np.random.default_rng(1).standard_normal((3, 3))
     check_against_numpy(one_triangle, m, np.triu(m, 1) + 5 * np.eye(3))
+
+
+@pytest.mark.parametrize("f", [lambda a, v: np.fill_diagonal(a, [1, 2], wrap=True),
+                               lambda a, v: np.fill_diagonal(a[:3], v), lambda a, v: np.fill_diagonal(a[:3], v[:2]),
+                               lambda a, v: np.fill_diagonal(a, v[:2].reshape(1, 2), wrap=True),
+                               lambda a, v: np.fill_diagonal(a[1:4], []), lambda a, v: np.fill_diagonal(a.T, v)])
+def test_fill_diagonal_repeats_values_cyclically(f):
+    """NumPy writes the diagonal as ``a.flat[::step] = val``: values repeat cyclically, extra ones
+    are left, none write nothing (refused: campaign J, session 31)."""
+    def filled(a, v):
+        f(a, v)
+        return a
+
+    check(filled, np.zeros((7, 3)), np.arange(1.0, 6.0))
 
 
 def outer_scalars_fill_and_replacements(i8, f16, square):

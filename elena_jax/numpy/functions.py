@@ -908,6 +908,8 @@ def _prepare(name, args, kwargs, dtypes):
         kwargs = _static_repeats(args, kwargs)
     if name == "interp":  # NB: NumPy interpolates booleans as float64 (jax.numpy refuses them)
         args = [a.astype(np.float64) if getattr(a, "dtype", None) == np.bool_ else a for a in args]
+    if name == "isin":  # NB: NumPy's choice of algorithm (its errors from stand-ins), not of the answer
+        kwargs.pop("kind", None)
     if name in ("linalg.eigh", "linalg.eigvalsh", "linalg.cholesky"):  # NB: NumPy reads one triangle only
         kwargs["symmetrize_input"] = False
     target = None

@@ -404,10 +404,7 @@ def fill_diagonal(a, val, wrap=False):
         target = a.reshape(-1)[:: a.shape[1] + 1]
     else:
         target = a.view_of(V.View.make((n,), (step,), a.header.offset))
-    val_size = int(np.prod(shape_of(val)))
-    if val_size not in (1, target.size):
-        raise located(UnsupportedError, "np.fill_diagonal with a value that repeats cyclically")
     if isinstance(val, (bool, int, float, complex)):  # NB: converted as NumPy does (300 into int8: OverflowError)
         target[...] = val
-    else:
-        target[...] = np.reshape(val, target.shape if val_size == target.size else ())
+    elif int(np.prod(shape_of(val))):  # NB: NumPy's flat write: the values repeat cyclically (none write nothing)
+        target[...] = np.resize(np.ravel(val), target.shape)
