@@ -796,10 +796,12 @@ def _list_converted(t: Tracer, frame) -> tuple[str, str] | None:
     write instead; else None."""
     held = False
     while frame is not None and not is_user_file(frame.f_code.co_filename):
-        held = held or any(isinstance(v, (list, tuple)) and any(x is t for x in v) for v in frame.f_locals.values())
+        numpy_own = frame.f_globals.get("__name__", "").startswith("numpy")
+        held = held or numpy_own and any(isinstance(v, (list, tuple)) and any(x is t for x in v)
+                                         for v in frame.f_locals.values())
         called, frame = frame, frame.f_back
-    if not held or frame is None:
-        return None
+    if not held or frame is None or not called.f_globals.get("__name__", "").startswith("numpy"):
+        return None  # NB: not NumPy's function called by the user (elena_jax's own rule converting)
     module = [p for p in called.f_globals.get("__name__", "numpy").split(".") if p in ("linalg", "fft", "polynomial")]
     name = ".".join(["np", *module, called.f_code.co_name])  # NB: numpy.linalg._linalg's norm is np.linalg.norm
     pair = " (of two values, np.minimum/np.maximum say)" if name in ("np.min", "np.max", "np.amin", "np.amax") else ""

@@ -4,6 +4,7 @@ caller's arrays left exactly as they were."""
 
 import functools
 import re
+import sys
 import types
 
 import jax
@@ -1110,6 +1111,22 @@ def test_a_list_of_traced_values_numpy_converts_itself_is_named():
     fails(lambda a: np.min([a[:2].mean(), a[2:].mean()]), np.arange(4.0), exc=elena_jax.ConcretizationError,
           match=r"^np\.min of a list holding traced values.*np\.min\(np\.stack\(\[\.\.\.\]\)\)")
     check_against_numpy(lambda a: np.min(np.stack([a[:2].mean(), a[2:].mean()])), np.arange(4.0))
+
+
+def test_a_list_converted_inside_elena_jax_is_not_named_as_a_numpy_function():
+    """The frame below the user's was elena_jax's door (``errors.located_fn``), not NumPy's: a list
+    holding a tracer there was named ``np.located_fn`` (session 32). Only NumPy's own function is."""
+    from elena_jax import tracer
+
+    t = elena_jax.make_jaxpr  # any object: the search compares identities
+    inside = compile("def rule(held):\n    return sys._getframe()\n", elena_jax.tracer.__file__, "exec")
+    scope = {"sys": sys, "__name__": "elena_jax.numpy.fake"}
+    exec(inside, scope)
+    assert tracer._list_converted(t, scope["rule"]((t, 1.0))) is None
+    scope["__name__"] = "numpy._core.fake"
+    exec(inside, scope)
+    assert tracer._list_converted(t, scope["rule"]((t, 1.0)))[0] == "np.rule of a list holding traced values, " \
+                                                                 "which NumPy converts itself"
 
 
 def test_small_errors_name_the_line_and_the_construct():

@@ -614,6 +614,33 @@ BINS_2D = {"10": 10, "3": 3, "2x5": (2, 5), "edges_and_3": [np.array([-1.0, 0, 0
            "edges": np.array([-2, 0, 1, 2, 8])}
 
 
+@pytest.mark.parametrize("f", [lambda x: np.histogram(x, 3, range=(0, x.max())),
+                               lambda x: np.histogram(x, 5, range=(x.min(), x.max())),
+                               lambda x: np.histogram(x, 4, range=(x.min(), 3.0), weights=x),
+                               lambda x: np.histogram(x, 4, range=(x[1], x[1])),
+                               lambda x: np.histogram(x, 4, range=(x.min(), x.max()), density=True),
+                               lambda x: np.histogram_bin_edges(x, 7, range=(np.float64(0.1), x.max())),
+                               lambda x: np.histogram(x, 3, range=(x.min().astype(np.float64), x.max())),
+                               lambda x: np.histogram(x, 0, range=(x.min(), x.max()))])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "uint8"])
+def test_histogram_of_a_traced_range(f, dt):
+    """A range with traced ends (``range=(x.min(), x.max())``) was refused as control flow
+    (campaign J, session 31): its edges are NumPy's linspace in its types, samples on the edges
+    binned as NumPy bins them."""
+    check(f, (np.array([0.0, 1.1, 2.2, 3.3, 2.2, 0.5, 7.0, 1.1]) * (10 if dt in ("int64", "uint8") else 1)).astype(dt))
+
+
+def test_histogram_of_a_traced_range_checks_it_in_checked_mode():
+    """NumPy's ValueErrors for a range whose ends are out of order or not finite: checked mode."""
+    x = np.array([1.0, 2.0, np.inf])
+    for f, match in [(lambda x: np.histogram(x, 2, range=(x[1], x[0])), "max must be larger than min"),
+                     (lambda x: np.histogram(x, 2, range=(x[0], x[2])), "not finite")]:
+        with pytest.raises(ValueError, match=match):
+            f(x.copy())
+        with pytest.raises(ValueError, match=match + r"[\s\S]*checked mode"):
+            elena_jax.functionalize(f, checked=True)(x)
+
+
 @pytest.mark.parametrize("bins, dt", rotated(list(BINS_2D), REALS))
 def test_histogram2d(bins, dt):
     p, bins = _points(dtype=dt), BINS_2D[bins]

@@ -738,6 +738,8 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
     NB: the data's own type: of uint8 data and a float32 range NumPy's edges are float32
     (float64 once the data was float64; an acceptance campaign's find, session 22)."""
     probe = np.zeros(1, a.dtype)
+    if range is not None and has_tracer(list(range)):
+        return _edges_of_traced_range(a, bins, *range)
     if range is not None or a.size == 0:  # NB: static edges: NumPy computes them itself
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -750,6 +752,22 @@ def _uniform_edges(a: Tracer, bins: int, range) -> Tracer:
                 "autodetected range of the data (its min and max) is not finite")
     same = first == last
     return traced_linspace(np.where(same, first - 0.5, first), np.where(same, last + 0.5, last), bins + 1)
+
+
+def _edges_of_traced_range(a: Tracer, bins: int, first, last) -> Tracer:
+    """NumPy's edges of a ``range`` with traced ends: its ValueErrors (in checked mode), the ends
+    moved 0.5 apart where equal (in their own types), and its linspace in the type of the ends
+    (Python numbers weak), cast to the type of the ends and the data (float64 for integers)."""
+    if bins < 1:
+        raise located(ValueError, "`bins` must be positive, when an integer")
+    raise_where(first > last, ValueError, "max must be larger than min in range parameter.")
+    raise_where(~(np.isfinite(first) & np.isfinite(last)), ValueError, "supplied range is not finite")
+    same = first == last
+    computed = result_dtype(first, last, 1.0)
+    edge_type = result_dtype(first, last, a.dtype)
+    lo, hi = (np.where(same, asarray(end + by).astype(computed), asarray(end).astype(computed))
+              for end, by in ((first, -0.5), (last, 0.5)))
+    return traced_linspace(lo, hi, bins + 1, dtype=edge_type if edge_type.kind == "f" else np.float64)
 
 
 # --- views ----------------------------------------------------------------------------
