@@ -1076,11 +1076,13 @@ def test_a_users_callback_runs_once_per_trace_and_python_numbers_stand_in_weakly
     (lambda a: np.select([a > 0, a < -0.5], [a, 2 * a], default=-1.0), np.array([0.5, -0.25, 0.75, -2.0], np.float32)),
     (np.sign, np.array([0.5 + 1j, -0.25, 0.75j, 2 - 1j], np.complex64)),
     (lambda z: z ** 3, np.array([0.5 + 1j, -0.25, 0.75j, 2 - 1j], np.complex64)),
-], ids=["select", "complex-sign", "complex-cube"])
+    (lambda a: np.piecewise(a, [a < 0, a > 1], [np.sin, lambda v: -v, 0.5]), np.array([-2, 0.5, 3, -1], np.float32)),
+    (np.i0, np.array([0, 1, 9, -3], np.int32)),
+], ids=["select", "complex-sign", "complex-cube", "piecewise", "i0-of-integers"])
 def test_functions_selecting_among_cases_lower_under_an_outer_jit_with_x64_off(f, x):
-    """np.select, and the complex sign and integer powers built on it, failed to lower under an
-    outer jax.jit with 64-bit mode off (jax.numpy's select finds the case by an int64 argmax traced in
-    elena_jax's 64-bit scope: campaign J, session 31)."""
+    """np.select, and the complex sign and integer powers built on it, np.piecewise and np.i0 of
+    integers failed to lower under an outer jax.jit with 64-bit mode off (jax.numpy's code, traced
+    in elena_jax's 64-bit scope: campaign J, session 31): each is now elena_jax's own steps."""
     assert not jax.config.jax_enable_x64
     got = jax.jit(elena_jax.functionalize(f))(jnp.asarray(x))
     np.testing.assert_allclose(np.asarray(got), f(x.copy()), rtol=1e-6)

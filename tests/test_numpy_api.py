@@ -1785,6 +1785,66 @@ def test_unravel_index_in_fortran_order_and_of_one_axis(f):
     check(f, np.array([0, 5, 11]))
 
 
+@pytest.mark.parametrize("f", [lambda x: np.piecewise(x, x > 0, [lambda v: v * 2]),
+                               lambda x: np.piecewise(x, x > 0, [lambda v: v * 2, 7.0]),
+                               lambda x: np.piecewise(x, [True, False, True, False], [1.0]),
+                               lambda x: np.piecewise(x, np.array([True, False, True, False]), [1.0]),
+                               lambda x: np.piecewise(x, [x > 0, x < 0], [1.0, 2.0]),
+                               lambda x: np.piecewise(x, [x > 0, x < 0], [1.0, 2.0, np.negative]),
+                               lambda x: np.piecewise(x.reshape(2, 2), x.reshape(2, 2) > 0, [1.0, 2.0]),
+                               lambda x: np.piecewise(x[0], x[0] > 0, [1.0, 2.0]),
+                               lambda x: np.piecewise(x, x[0] > 0, [1.0, 2.0])])
+def test_piecewise_takes_one_condition_as_numpy(f):
+    """np.piecewise(x, x > 0, [f]): one condition (a boolean array, not a list of them) is a list
+    of one, by NumPy's own test, a 2-D one's rows being conditions (refused: campaign J, session 31)."""
+    check(f, np.arange(4.0) - 1)
+
+
+ELEMENTWISE = {"square": lambda v: v ** 2, "sqrt": np.sqrt, "where": lambda v: np.where(v > 1, v, 0),
+               "ones_like": lambda v: np.ones_like(v) * 3, "in_place": lambda v: (v.__imul__(2), v)[1],
+               "round": lambda v: np.round(v, 2), "sinc": np.sinc, "complex": lambda v: v * 1j,
+               "int8": lambda v: (v * 3).astype(np.int8), "constant": lambda v: 7,
+               "full": lambda v: np.full(v.shape, 2.0),
+               "outer_scalar": lambda v: v * OUTER[1], "gauss": lambda v: np.exp(-(v ** 2) / 2) / np.sqrt(2 * np.pi)}
+NOT_ELEMENTWISE = {"sum": lambda v: v.sum() + v, "positions": lambda v: np.arange(len(v)) + v,
+                   "reversed": lambda v: v[::-1],
+                   "sort": np.sort, "cumsum": np.cumsum, "centred": lambda v: v - v.mean(), "first": lambda v: v[0] + v,
+                   "first_set": lambda v: (v.__setitem__(0, 9), v)[1], "outer_array": lambda v: v * OUTER[:6],
+                   "partly_ones": lambda v: (lambda w: (w.__setitem__(0, 9), w * v)[1])(np.ones_like(v))}
+OUTER = np.arange(1.0, 7.0)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_piecewise_with_functions_of_each_element_is_numpys(name):
+    """np.piecewise calls each function on ``x[cond]``, of a data-dependent length: elena_jax calls
+    it on all of x, whose values at ``cond`` are NumPy's where it computes each element from that
+    element alone. jax.numpy's piecewise refused NumPy functions (np.sin: a conversion error)."""
+    f = ELEMENTWISE[name]
+    check(lambda x: (np.piecewise(x, [x < 0, x > 1], [f, np.negative, 0.5]), np.piecewise(x, x > 0, [f]),
+                     np.piecewise(x.reshape(2, 3), [[True, False], [False, True]], [f, f]),
+                     np.piecewise(x.astype(np.int32), [x < 0], [f, 1])), np.arange(6.0) - 2)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_ELEMENTWISE))
+def test_piecewise_with_functions_reading_other_elements_is_refused(name):
+    """A function reading other elements than its own (a sum, a sort, positions) sees all of x here
+    and NumPy's selected elements only: jax.numpy's piecewise answered ``v.sum() + v`` silently
+    otherwise (session 32); refused, naming the line."""
+    f = NOT_ELEMENTWISE[name]
+    with pytest.raises(elena_jax.UnsupportedError, match=r"does not compute each element[\s\S]*test_numpy_api.py:"):
+        elena_jax.functionalize(lambda x: np.piecewise(x, [x < 0, x > 1], [f, np.negative, 0.5]))(np.arange(6.0) - 2)
+
+
+@pytest.mark.parametrize("f", [lambda a: np.argsort(a[0]), lambda a: np.argsort(a.sum()), lambda a: a[0].argsort(),
+                               lambda a: np.argsort(a[0], axis=None), lambda a: np.argsort(a[0], axis=0),
+                               lambda a: np.argsort(a[0], axis=1), lambda a: np.sort(a[0]),
+                               lambda a: np.argsort(a[:1].reshape(()), kind="stable")])
+def test_argsort_of_a_scalar_is_numpys(f):
+    """NumPy argsorts a 0-d array as one of one element ([0]; its sort raises AxisError): refused
+    (jax.numpy's AxisError) before (campaign J, session 31)."""
+    check(f, np.array([2.5, 1.0]))
+
+
 @pytest.mark.parametrize("kind", [None, "sort", "table", "bogus"])
 def test_isin_kind_chooses_numpys_algorithm_not_the_answer(kind):
     """np.isin's ``kind=`` was refused (campaign J, session 31); 'table' of floats is NumPy's ValueError."""

@@ -21,9 +21,11 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+import numpy.lib._function_base_impl as _function_base  # NB: NumPy's private steps of np.i0 (NumPy 2)
 
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
+from ..ir import Access, Const
 from ..tracer import UFUNCS, Tracer
 from ._core import (
     check_cast,
@@ -770,6 +772,107 @@ def _edges_of_traced_range(a: Tracer, bins: int, first, last) -> Tracer:
     return traced_linspace(lo, hi, bins + 1, dtype=edge_type if edge_type.kind == "f" else np.float64)
 
 
+@implements(np.piecewise)
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's steps: ``y[cond] = func(x[cond])`` condition after condition over zeros, the
+    conditions (one made a list of one, the "otherwise" one added) as NumPy reads them. ``x[cond]``
+    has a data-dependent length, so each function runs on all of ``x`` at once, which gives
+    NumPy's values where it computes every element from that element alone (`_elementwise`)."""
+    x = _arr(x)
+    if _one_condition(x, condlist):
+        condlist = [condlist]
+    conditions = asarray(condlist).astype(bool)
+    if len(conditions) == len(funclist) - 1:
+        conditions = np.concatenate([conditions, ~np.any(conditions, axis=0, keepdims=True)], axis=0)
+    elif len(conditions) != len(funclist):
+        raise located(ValueError, f"with {len(conditions)} condition(s), either {len(conditions)} or "
+                      f"{len(conditions) + 1} functions are expected")
+    y = np.zeros_like(x)
+    for cond, func in zip(conditions, funclist):
+        # NB: a condition of fewer axes than x selects along x's leading ones, as a boolean index
+        cond = cond.reshape(cond.shape + (1,) * (x.ndim - cond.ndim))
+        values = _elementwise(func, x, args, kw) if callable(func) else func
+        np.copyto(y, values, casting="unsafe", where=cond)
+    return y
+
+
+@implements(np.i0)
+def i0(x):
+    """NumPy's own steps (its Chebyshev series on each side of 8, through np.piecewise), run on
+    the tracer: NumPy's rounding, and no JAX code traced in elena_jax's 64-bit scope (jax.numpy's
+    i0 of integers failed to lower under an outer jax.jit with x64 off: campaign J)."""
+    x = _arr(x)
+    if x.dtype.kind == "c":
+        raise located(TypeError, "i0 not supported for complex values")
+    if x.dtype.kind != "f":
+        x = x.astype(float)
+    x = np.abs(x)
+    return np.piecewise(x, [x <= 8.0], [_function_base._i0_1, _function_base._i0_2])
+
+
+def _one_condition(x: Tracer, condlist) -> bool:
+    """Whether np.piecewise takes ``condlist`` as one condition (``np.piecewise(x, x > 0, [f])``):
+    NumPy's test, a traced array standing for a NumPy array and a traced scalar for a scalar."""
+    if np.isscalar(condlist) or isinstance(condlist, Tracer) and condlist.ndim == 0:
+        return True
+    first = condlist[0]
+    return not (isinstance(first, (list, np.ndarray)) or isinstance(first, Tracer) and not first.scalar) \
+        and x.ndim != 0
+
+
+# What a function of np.piecewise may record and still compute each element from that element alone.
+_ELEMENTWISE_PRIMS = {"ufunc", "copy", "where", "full", "check"}
+_ELEMENTWISE_JNP = {"sinc", "nan_to_num", "fix"}
+
+
+def _elementwise(func, x: Tracer, args, kw):
+    """``func`` of a copy of all of ``x``, where each of its values depends on the element of ``x``
+    at its own position alone (ufuncs, casts, np.where, of ``x`` as it is and of values the same
+    everywhere), so that NumPy's ``func(x[cond])`` is its values at ``cond``; refused otherwise
+    (a sum, a sort, a reversal, positions: ``np.arange(len(v))``).
+
+    The ops ``func`` records are followed: storages ``aligned`` with ``x`` (each element from
+    x's element at its position) and storages holding one value everywhere (``same``)."""
+    trace = x._trace
+    v = x.copy()
+    ops, storages = len(trace.program.ops), len(trace.program.storages)
+    result = func(v, *args, **kw)
+    aligned, same = {v.storage}, set()
+
+    def uniform(operand) -> bool:
+        if isinstance(operand, Const):
+            value = np.asarray(operand.value)
+            return value.size <= 1 or np.array_equal(value, np.broadcast_to(value.flat[0], value.shape),
+                                                     equal_nan=value.dtype.kind in "fc")
+        return operand.storage in same or operand.storage not in aligned and all(
+            s == 0 for s, n in zip(operand.view.strides, operand.view.shape) if n > 1)
+
+    def along(a) -> bool:
+        return isinstance(a, Access) and a.storage in aligned and a.storage.shape == x.shape \
+            and a.view == V.contiguous(x.shape)
+
+    def fits(op) -> bool:
+        elementwise = op.prim in _ELEMENTWISE_PRIMS or op.prim == "jnp" and op.params.get("name") in _ELEMENTWISE_JNP
+        whole = all(o.view == V.contiguous(o.storage.shape) for o in op.outs)
+        same.difference_update(o.storage for o in op.outs)
+        if not any(isinstance(a, Access) and a.storage in aligned for a in [*op.ins, *op.outs]):
+            if elementwise and whole and all(map(uniform, op.ins)):
+                same.update(o.storage for o in op.outs)
+            return all(o.storage.id >= storages for o in op.outs)  # NB: not writing an array from outside
+        aligned.update(o.storage for o in op.outs)
+        return elementwise and whole and all(o.storage.shape == x.shape for o in op.outs) \
+            and all(uniform(a) or along(a) for a in op.ins)
+
+    if all(fits(op) for op in trace.program.ops[ops:]) and (
+            along(result.access) or uniform(result.access) if isinstance(result, Tracer) else np.size(result) <= 1):
+        return result
+    name = getattr(func, "__name__", type(func).__name__)
+    raise located(UnsupportedError, f"np.piecewise with {name}, which does not compute each element from that "
+                  "element alone (a sum, a sort, a reversal, a position): NumPy calls it on the selected "
+                  "elements only, elena_jax on all of x at once; write the cases with np.where or np.select")
+
+
+# --- views ----------------------------------------------------------------------------
 # --- views ----------------------------------------------------------------------------
 
 

@@ -856,7 +856,7 @@ def _sort_kind(kwargs: dict) -> dict:
 # JAX would otherwise compute in its own default float.
 FLOAT_COMPUTE = {"median", "nanmedian", "linalg.norm",
                  "linalg.det", "linalg.inv", "linalg.solve", "percentile",
-                 "quantile", "nanpercentile", "nanquantile", "interp", "sinc", "i0"}
+                 "quantile", "nanpercentile", "nanquantile", "interp", "sinc"}
 # Of these, the ones NumPy computes in double precision whatever the float type, the result
 # rounded to it (its 1-D forward FFTs of float32 and complex64, unnormalized: bit for bit the
 # complex128 transform, rounded; with norm='ortho' or 'forward' they are not).
@@ -908,6 +908,8 @@ def _prepare(name, args, kwargs, dtypes):
         kwargs = _static_repeats(args, kwargs)
     if name == "interp":  # NB: NumPy interpolates booleans as float64 (jax.numpy refuses them)
         args = [a.astype(np.float64) if getattr(a, "dtype", None) == np.bool_ else a for a in args]
+    if name == "argsort" and shape_of(args[0]) == ():  # NB: NumPy sorts a 0-d array as one of one element
+        args[0] = args[0].reshape(1)
     if name == "isin":  # NB: NumPy's choice of algorithm (its errors from stand-ins), not of the answer
         kwargs.pop("kind", None)
     if name in ("linalg.eigh", "linalg.eigvalsh", "linalg.cholesky"):  # NB: NumPy reads one triangle only
@@ -1095,9 +1097,9 @@ GENERIC = [
     "dot", "matmul", "vdot", "inner", "tensordot", "trace",
     "ptp", "nanmedian",
     "percentile", "quantile", "count_nonzero",
-    "kron", "convolve", "select", "piecewise", "array_equal",
+    "kron", "convolve", "select", "array_equal",
     "logspace", "geomspace", "append", "resize",
-    "trapezoid", "angle", "conj", "sinc", "i0",
+    "trapezoid", "angle", "conj", "sinc",
 ]
 
 for _name in GENERIC:
