@@ -86,6 +86,7 @@ class Traced:
     write_back: list[int] | None = None
     aliases: dict[int, int] = dataclasses.field(default_factory=dict)  # result index -> final index: the same array
     borrowed: tuple = ()  # (array, its value when traced) of the NumPy arrays read from outside f
+    reshaped: dict[int, tuple] = dataclasses.field(default_factory=dict)  # array-leaf index -> shape set by f
 
     def stale(self) -> bool:
         """Whether a NumPy array read from outside f holds another value than when traced."""
@@ -319,6 +320,9 @@ class Functionalized:
                               "results are arrays and numbers, or pytrees of them") from None
         program.verify()
         borrowed = tuple(trace.borrowed.values())
+        # NB: ``a.shape = (2, 8)`` of an argument reshapes the caller's array, as NumPy's
+        reshaped = {i: t.shape for i, (t, v) in enumerate(zip(arguments.array_tracers(), arguments.views))
+                    if t.shape != v.shape}
         arguments.refuse_unshareable_writes()
         if self.options.optimize:
             program = optimize(program)
@@ -326,11 +330,11 @@ class Functionalized:
         if not arguments.shared:
             fn = jax.jit(run) if self.options.jit else run
             return Traced(program, fn, out_tree, run.mutated, run.checked_ops, paths, aliases=run.aliases,
-                          borrowed=borrowed)
+                          borrowed=borrowed, reshaped=reshaped)
         by_leaf, mutated, write_back, aliases = arguments.finals_by_leaf(run, program)
         fn = jax.jit(by_leaf) if self.options.jit else by_leaf
         return Traced(program, fn, out_tree, mutated, run.checked_ops, paths, arguments.inputs, write_back, aliases,
-                      borrowed)
+                      borrowed, reshaped)
 
     def _warn_stale(self, traced: Traced) -> None:
         """Once per function: a NumPy array read from outside it changed, so it is traced and
@@ -362,25 +366,29 @@ class Functionalized:
         if current_trace() is not None:  # NB: called by a function being traced: its ops join that trace
             return self.f(*args, **kwargs)
         result, finals, leaves, traced = self.call_pure(args, kwargs)
-        if finals:
+        if finals or traced.reshaped:
             self._write_back(finals, leaves, traced)
         return result
 
     def _write_back(self, finals, leaves, traced) -> None:
         targets = []
-        for i in finals if traced.write_back is None else traced.write_back:
+        for i in [*(finals if traced.write_back is None else traced.write_back), *traced.reshaped]:
             leaf, path = leaves[i], traced.paths[i]
             if isinstance(leaf, np.ndarray):
-                targets.append((leaf, finals[i]))
+                if i in finals:
+                    targets.append((leaf, finals[i]))
             elif path not in self._warned:
                 self._warned.add(path)
                 warnings.warn(
-                    f"{self.__name__} writes into argument {path}, which is immutable "
-                    f"({type(leaf).__name__}); the caller will not see the write. Use "
+                    f"{self.__name__} writes into argument {path} (or sets its shape), which is immutable "
+                    f"({type(leaf).__name__}); the caller will not see the change. Use "
                     "elena_jax.pure to get the updated value.", stacklevel=3)
         host = [np.asarray(v) for _, v in targets]  # all transfers first: all or nothing
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
+        for i, shape in traced.reshaped.items():
+            if isinstance(leaves[i], np.ndarray):
+                leaves[i].shape = shape
 
 
 def _refuse_escaped(f: Callable, trace: Trace) -> None:
@@ -613,6 +621,10 @@ class _Arguments:
         self.trace.record("arg", [], [Access.whole(s)], {"index": len(program.inputs) - 1})
         return s
 
+    def array_tracers(self) -> list[Tracer]:
+        """The array leaves' tracers, as f left them (its ``a.shape = ...`` changes their View)."""
+        return [t for t in self.tracers if isinstance(t, Tracer)]
+
     def refuse_unshareable_writes(self) -> None:
         """UnsupportedError where a group traced as separate storages is written (never a wrong answer)."""
         written = self.trace.program.written()
@@ -770,10 +782,9 @@ def pure(f: Callable, **options) -> Callable:
             i = index.get(id(x))
             if i is None:
                 return x
-            if i in finals:
-                return finals[i]
             with jax.enable_x64(True):  # NB: as the written ones: a float64 argument stays float64
-                return jax.numpy.asarray(x)
+                value = finals[i] if i in finals else jax.numpy.asarray(x)
+                return value.reshape(traced.reshaped[i]) if i in traced.reshaped else value
 
         new_args = tuple(jax.tree_util.tree_map(updated, a) for a in args)
         return result, new_args

@@ -1,5 +1,6 @@
 """The public API: signatures and caching, write-back, and JAX composition."""
 
+import copy
 import gc
 import re
 import threading
@@ -155,6 +156,32 @@ def test_immutable_argument_write_warns_once_naming_it():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         g(b, 2.0)  # once only
+
+
+def reshaped_in_place(a, big):
+    a.shape = (2, 8)
+    a[0, 0] = 99
+    big.shape = (32,)
+    return a.sum(axis=1)
+
+
+def test_setting_an_arguments_shape_reshapes_the_callers_array():
+    """``a.shape = (2, 8)`` of an argument reshapes the caller's array in NumPy; elena_jax wrote the
+    values back and left the old shape (campaign L, session 32). A strided argument too (its View
+    reshapes as NumPy's), and pure's new arguments have the new shape."""
+    big = np.arange(64.0).reshape(8, 8)
+    for a, b in [(np.arange(16.0).reshape(4, 4), np.arange(32.0).reshape(4, 8)), (big[:4, ::2], big[4:])]:
+        want_args = copy.deepcopy((a, b))
+        want = reshaped_in_place(*want_args)
+        got = elena_jax.functionalize(reshaped_in_place)(a, b)
+        np.testing.assert_array_equal(got, want)
+        for x, w in zip((a, b), want_args):
+            assert x.shape == w.shape
+            np.testing.assert_array_equal(x, w)
+    _, (a, b) = elena_jax.pure(reshaped_in_place)(np.arange(16.0).reshape(4, 4), np.arange(32.0).reshape(4, 8))
+    assert (a.shape, b.shape) == ((2, 8), (32,)) and np.asarray(a)[0, 0] == 99
+    with pytest.warns(UserWarning, match=r"argument big \(or sets its shape\), which is immutable"):
+        elena_jax.functionalize(reshaped_in_place)(np.ones((4, 4)), jnp.ones((4, 8)))
 
 
 def decode(boxes, deltas):
