@@ -338,6 +338,37 @@ def test_accumulate_out_dtype():
     check(f, np.zeros((3, 8), np.int64), arr((3, 4), "int64"))
 
 
+@pytest.mark.parametrize("f", [lambda a: np.cumsum(np.ones(4), out=a),
+                               lambda a: np.cumsum(np.ones(1), out=a[0]),
+                               lambda a: np.add.accumulate(a[0, :3], out=a[0]),
+                               lambda a: np.add.accumulate(a[:2, :3], axis=1, out=a[2:]),
+                               lambda a: np.multiply.accumulate(a, axis=1, out=a[..., None, 0])])
+def test_accumulate_into_an_out_of_another_shape_raises_numpys_error(f):
+    """NumPy refuses an out= whose shape is not the accumulation's ("provided out is the wrong size
+    for the accumulation", or its iterator's error); elena_jax broadcast into it (campaign L, session 32)."""
+    assert isinstance(check(f, arr((4, 4))), ValueError)
+
+
+@pytest.mark.parametrize("f", [lambda a: np.add.accumulate(a[:1], axis=0, out=a),
+                               lambda a: np.cumsum(a, axis=0, out=a[..., None])])
+def test_accumulate_into_an_out_numpy_fills_in_part_is_refused(f):
+    """NumPy writes part of an out= of another shape (row 0 of out for a one-row accumulation, out[..., 0]
+    of an out with an extra axis): refused, naming the line."""
+    f(np.ones((4, 4)))
+    with pytest.raises(elena_jax.UnsupportedError, match=r"give out the result's shape[\s\S]*test_numpy_api.py:"):
+        elena_jax.functionalize(f)(np.ones((4, 4)))
+
+
+@pytest.mark.parametrize("f", [lambda a: np.modf(a, out=(a, a)), lambda a: np.divmod(a[:4], 3, out=(a[4:], a[4:])),
+                               lambda a: np.modf(a, out=(a[::-1], a)),
+                               lambda a: np.frexp(a, out=(a, a.view(np.int64)))])
+def test_two_outputs_sharing_memory_are_refused(f):
+    """Which value NumPy leaves where a two-output ufunc's outputs overlap follows its loop's order of
+    writes (np.modf(a, out=(a, a)) keeps the fractions); elena_jax kept the second output's (campaign L)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"two outputs that share memory[\s\S]*test_numpy_api.py:"):
+        elena_jax.functionalize(f)(np.arange(8.0) + 0.5)
+
+
 @pytest.mark.parametrize("u", [np.add, np.subtract, np.multiply, np.maximum, np.less, np.power, np.arctan2,
                                np.logical_xor, np.divide], ids=lambda u: u.__name__)
 @pytest.mark.parametrize("dt", ["float64", "int32", "uint8"])

@@ -192,6 +192,9 @@ def ufunc_rule(ufunc):
         if any(isinstance(o, Tracer) and not o.writeable for o in outs):
             # NB: NumPy refuses a read-only output before it converts the operands (uint8 += -4)
             raise located(ValueError, "output array is read-only")
+        if ufunc.nout == 2 and all(isinstance(o, Tracer) for o in outs) and np.shares_memory(*outs):
+            raise located(UnsupportedError, f"np.{ufunc.__name__} into two outputs that share memory: which value "
+                          "NumPy leaves there follows the order of its loop's writes; write into separate arrays")
         decided = _decided_by_value(ufunc, inputs)
         if decided is not None:  # NB: v == v is all True for integers
             v = next(x for x in inputs if isinstance(x, Tracer))
@@ -445,8 +448,22 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
                 res_dtype = dtype = wide
     _check_folds(ufunc, "accumulate", a.dtype, dtype)
     _refuse_raising_error_state(ufunc, (res_dtype,) * 3, [a, None])
+    if out is not None and shape_of(out) != a.shape:
+        _refuse_accumulating_into(ufunc, a, axis, dtype, out)
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
+
+
+def _refuse_accumulating_into(ufunc, a: Tracer, axis: int, dtype, out) -> None:
+    """An out= of another shape than the accumulation's: NumPy's ValueError where it refuses it
+    (run on zeros of the shapes, when small), else refused: NumPy's iterator then broadcasts ``a``
+    and writes part of ``out`` only (an axis of one element, extra axes of out)."""
+    if a.size <= 1 << 16 and int(np.prod(shape_of(out))) <= 1 << 16:
+        with np.errstate(all="ignore"):
+            ufunc.accumulate(np.zeros(a.shape, a.dtype), axis=axis, dtype=dtype, out=np.zeros(shape_of(out),
+                                                                                            dtype_of(out)))
+    raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate of shape {a.shape} into an out= of shape "
+                  f"{shape_of(out)}: give out the result's shape")
 
 
 def ufunc_outer(ufunc, a, b, **kwargs):
