@@ -18,6 +18,7 @@ import copy
 import re
 import subprocess
 import sys
+import warnings
 from functools import partial
 from pathlib import Path
 
@@ -1713,6 +1714,52 @@ def test_copyto_from_a_list():
         return x
 
     check_against_numpy(f, np.zeros((2, 3)), np.ones(2))
+
+
+def _writes(stmt: str):
+    """A function running ``stmt`` on its arrays ``f`` (float64 (3, 4)), ``i`` (int32 (4,)) and
+    ``u`` (uint8 (4,)), returning them."""
+    def f(f, i, u):
+        exec(stmt, {"np": np}, {"f": f, "i": i, "u": u})
+        return f, i, u
+
+    return f
+
+
+WRITTEN_CONSTANTS = [
+    # lists, element by element: NumPy's TypeError / OverflowError / ValueError (campaign L, session 32)
+    "f[0, :2] = [1 + 1j, 2]", "u[:2] = [300, 2]", "i[[0, 1]] = [1j, 2]", "f[0, :2] = [[1, 2]]", "i[0] = [5]",
+    "i[:2] = [1.5, 2]", "i[:1] = [np.nan]", "u[[0, 1]] = [np.int64(300), 2]", "i[[0, 1]] = [np.int64(2**40), 1]",
+    "f[[0, 1]] = [[[1, 2, 3, 4]]]", "f[0, [0, 1]] = [[1, 2]]", "i[[0]] = [[5]]", "f[...] = [1, 2, 3, 4]",
+    # NumPy scalars: into signed integers through Python's int, into others by a cast
+    "i[0] = np.int64(2**40)", "i[0] = np.float64(3e9)", "i[:2] = np.int64(2**40)", "i[[0]] = np.int64(2**40)",
+    "u[0] = np.int64(300)", "u[0] = np.float32(-1)", "i[0] = np.float64(np.nan)", "i[1] = np.float32(np.inf)",
+    "u[0] = np.float64(np.nan)", "f[0, 0] = np.float64(1e300)", "i[0] = np.complex128(1 + 1j)",
+    "i.fill(np.int64(2**40))", "u.fill(np.int16(300))",
+    # a fancy-index write's value with leading axes of one the selection lacks (a crash)
+    "f[[0, 1]] = np.array([[[10.0, 20.0, 30.0, 40.0]]])", "f[[0, 2], 1:3] = np.ones((1, 1, 2))",
+    "i[[0, 1]] = np.array([[10, 20]])",
+    # np.copyto of Python numbers: ints range-checked, floats and complex numbers cast (1j into floats: 0)
+    "np.copyto(f, 1j, casting='unsafe')", "np.copyto(i, 2.5 + 1j, casting='unsafe')",
+    "np.copyto(u, 300, casting='unsafe')", "np.copyto(i, float('nan'), casting='unsafe')",
+    "np.copyto(u, -1, casting='unsafe')", "np.copyto(f, 1j)"]
+
+
+@pytest.mark.parametrize("stmt", WRITTEN_CONSTANTS)
+def test_constants_written_convert_as_numpys(stmt):
+    """A constant written into an array is converted as NumPy's setitem, fill and copyto convert it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NB: NumPy's casts warn of overflow and discarded imaginary parts
+        check(_writes(stmt), np.zeros((3, 4)), np.zeros(4, np.int32), np.zeros(4, np.uint8))
+
+
+@pytest.mark.parametrize("f", [lambda a: np.fill_diagonal(a, a[::-1, 0]),
+                               lambda a: np.fill_diagonal(a[:, 1:], a[0, :3])])
+def test_fill_diagonal_from_values_overlapping_the_array_is_refused(f):
+    """NumPy writes the diagonal one element at a time, reading values it has written (as a.flat = ...,
+    refused so): elena_jax wrote the values read first (campaign L, session 32)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"np.fill_diagonal from values that overlap"):
+        elena_jax.functionalize(f)(np.arange(16.0).reshape(4, 4))
 
 
 # --- indices out of range: an acceptance campaign's finds (session 23, campaign F) ---------------

@@ -11,6 +11,8 @@ indexing a zero-stride probe of the array's shape (no data is allocated).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import view as V
@@ -245,6 +247,8 @@ def setitem(a: Tracer, key, value) -> None:
         target = a.view_of(a.index_view(key))  # a view even where a[key] would be a scalar
         if isinstance(value, Tracer) and value.storage is a.storage and value.header == target.header:
             return  # `a[k] op= v` ends with a[k] = a[k]: a copy onto itself changes nothing
+        if isinstance(value, (list, tuple, np.generic)):
+            value = _written_constant(value, a.dtype, target.ndim)
         _check_value_shape(value, target.shape)
         trace.write("copy", [as_operand(trace, value, a.dtype)], [target])
         return
@@ -253,9 +257,33 @@ def setitem(a: Tracer, key, value) -> None:
         _mask_set(*_diagonal_of_one_mask(a, template, arrays), value)
         return
     shape = indexed_shape(a, template, arrays)
+    if isinstance(value, (list, tuple)):
+        value = np.array(value, dtype=a.dtype)  # NB: element by element, as NumPy (300 into uint8: OverflowError)
     _check_value_shape(value, shape)
     v = as_operand(trace, value, a.dtype)
+    if np.ndim(v) > len(shape):  # NB: leading axes of one that the selection lacks (_check_value_shape)
+        v = v.reshape(shape_of(v)[np.ndim(v) - len(shape):])
     trace.write("setitem", [a, *arrays, v], [a], key=template)
+
+
+def _written_constant(value, dtype: np.dtype, ndim: int) -> np.ndarray:
+    """A constant written through a basic index, converted as NumPy's setitem converts it: a NumPy
+    scalar into a signed integer through Python's int (OverflowError beyond its range, ValueError
+    for NaN), into other types by a cast; a list or tuple element by element (a complex into a real:
+    TypeError; 300 into uint8: OverflowError), nested no deeper than the target."""
+    if isinstance(value, np.generic):
+        converted = np.zeros((), dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NB: a cast's overflow, as NumPy's (which warns)
+            converted[()] = value
+        return converted
+    converted = np.array(value, dtype=dtype)
+    if converted.ndim > ndim:
+        if ndim == 0:
+            np.zeros((), dtype)[()] = value  # NB: NumPy's TypeError: an element is no sequence
+        raise located(ValueError, "setting an array element with a sequence. The requested array would exceed "
+                      f"the maximum number of dimension of {ndim}.")
+    return converted
 
 
 def _mask_set(a: Tracer, template, arrays, value) -> None:
@@ -372,6 +400,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not weak:
         check_cast_flags(probe.dtype, dst.dtype)
     _check_value_shape(src, dst.shape)
+    if type(src) in (float, complex):  # NB: NumPy casts its float64/complex128 value (1j into floats: 0.0)
+        src = np.asarray(src)
     ins = [as_operand(trace, src, dst.dtype)]
     if where is True:
         trace.write("copy", ins, [dst])
@@ -386,6 +416,8 @@ def copyto(dst, src, casting="same_kind", where=True):
 def fill(a: Tracer, value) -> None:
     if a.scalar:
         return  # NB: as NumPy: a scalar's fill fills a copy of it, and the scalar stays
+    if isinstance(value, np.generic):
+        value = _written_constant(value, a.dtype, 0)
     a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
 
 
@@ -404,6 +436,9 @@ def fill_diagonal(a, val, wrap=False):
         target = a.reshape(-1)[:: a.shape[1] + 1]
     else:
         target = a.view_of(V.View.make((n,), (step,), a.header.offset))
+    if isinstance(val, Tracer) and np.shares_memory(val, a):
+        raise located(UnsupportedError, "np.fill_diagonal from values that overlap the array: NumPy writes one "
+                      "element at a time and reads elements it has written; copy the values first")
     if isinstance(val, (bool, int, float, complex)):  # NB: converted as NumPy does (300 into int8: OverflowError)
         target[...] = val
     elif int(np.prod(shape_of(val))):  # NB: NumPy's flat write: the values repeat cyclically (none write nothing)
