@@ -167,6 +167,36 @@ def test_derivatives_at_a_traced_index_compose_with_x64_off_and_on(x64):
             np.testing.assert_allclose(got, want, rtol=1e-6 if x64 else 1e-5, atol=1e-6, err_msg=name)
 
 
+def _centred(x):
+    return (x - x.mean()) / np.sqrt(x.var(axis=0) + 1.0) + np.hypot(x, 2.0) + np.exp2(x)
+
+
+CENTRED_TRANSFORMS = {
+    "grad(jit(f))": lambda f, x: jax.grad(jax.jit(lambda x: (f(x) ** 2).sum()))(x),
+    "jvp(jit(f))": lambda f, x: jax.jvp(jax.jit(f), (x,), (x,))[1],
+    "jvp(checkpoint(f))": lambda f, x: jax.jvp(jax.checkpoint(f), (x,), (x,))[1],
+    "grad(cond(f))": lambda f, x: jax.grad(lambda x: (jax.lax.cond(True, f, lambda v: v, x) ** 2).sum())(x),
+    "grad(scan(f))": lambda f, x: jax.grad(
+        lambda x: (jax.lax.scan(lambda c, _: (f(c), None), x, None, length=2)[0] ** 2).sum())(x),
+}
+
+
+@pytest.mark.parametrize("name", list(CENTRED_TRANSFORMS))
+def test_custom_derivatives_run_in_64_bits_under_outer_transformations(name):
+    """A float32 mean divides in float64 (NumPy's), behind a custom derivative: JAX ran its rule
+    outside elena_jax's 64-bit scope under jax.grad(jax.jit(f)), jax.jvp of jit or checkpoint, and
+    a cond's or scan's body, where its float64 zero was made float32 ("lax.mul requires arguments to
+    have the same dtypes"; campaign K, session 32). Once a plain jax.grad had run, JAX's caches hid it."""
+    jax.clear_caches()
+    assert not jax.config.jax_enable_x64
+    x = np.linspace(0.5, 2.0, 6, dtype=np.float32)
+    want = CENTRED_TRANSFORMS[name](lambda x: (x - x.mean()) / jnp.sqrt(x.var(axis=0) + 1.0) + jnp.hypot(x, 2.0)
+                                    + jnp.exp2(x), x)
+    got = CENTRED_TRANSFORMS[name](elena_jax.functionalize(_centred), x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
 def update_interleaved_columns(rois, deltas):
     w = rois[:, 2] - rois[:, 0]
     h = rois[:, 3] - rois[:, 1]

@@ -27,6 +27,7 @@ import numpy as np
 from jax import lax
 
 from .. import view as V
+from .opaque import in_64_bits
 
 
 def _box(flat, v: V.View, shape):
@@ -328,6 +329,7 @@ def _to_float16(x):
 
 
 @_to_float16.defjvp
+@in_64_bits
 def _to_float16_jvp(primals: tuple, tangents: tuple) -> tuple:
     """The tangent converted, as a conversion's. NB: the bitcasts and integer ops of the rounding
     carry no derivative: grad of ``(x.astype(np.float16) * 3).sum()`` was [0, 0, 0], jax.numpy's

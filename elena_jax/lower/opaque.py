@@ -71,6 +71,21 @@ def unknown_zero(dtype) -> jax.Array:
     return lax.select(lax.eq(w, w), w, np.zeros((), dtype))
 
 
+def in_64_bits(rule: Callable) -> Callable:
+    """A custom derivative rule run with JAX's 64-bit types on. NB: JAX runs it when it transforms
+    the program (``jax.grad(jax.jit(f))``, ``jax.jvp`` of a checkpoint, a scan's body), outside
+    elena_jax's 64-bit scope, where a NumPy float64 constant is made float32 beside the float64
+    values the program computes (``lax.mul requires arguments to have the same dtypes``: a float32
+    mean divides in float64; campaign K, session 32)."""
+
+    @functools.wraps(rule)
+    def run(*args, **kwargs):
+        with jax.enable_x64(True):
+            return rule(*args, **kwargs)
+
+    return run
+
+
 @jax.custom_jvp
 def rounded(x):
     """``x`` as it is, through an operation XLA and LLVM cannot see through.
@@ -86,7 +101,7 @@ def rounded(x):
     return _xor(x, zero)
 
 
-rounded.defjvp(lambda primals, tangents: (rounded(*primals), *tangents))
+rounded.defjvp(in_64_bits(lambda primals, tangents: (rounded(*primals), *tangents)))
 
 
 def _hidden(values: tuple) -> tuple:
@@ -161,7 +176,7 @@ def _identity_derivative(hide: Callable) -> jax.custom_jvp:
         return out, tuple(SymbolicZero(t.aval.update(shape=shape)) if type(t) is SymbolicZero
                           else jnp.broadcast_to(t, shape) for t in tangents[0])
 
-    hide.defjvp(jvp, symbolic_zeros=True)
+    hide.defjvp(in_64_bits(jvp), symbolic_zeros=True)
     return hide
 
 

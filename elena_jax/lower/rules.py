@@ -29,6 +29,7 @@ from .opaque import (
     apart_on_cpu,
     broadcast_together,
     computed_once,
+    in_64_bits,
     opaque_one,
     rounded,
     unfolded,
@@ -422,6 +423,7 @@ def _exp2(x):
 
 
 @_exp2.defjvp
+@in_64_bits
 def _exp2_jvp(primals, tangents):
     """jax.numpy's derivative."""
     return _exp2(*primals), jax.jvp(jnp.exp2, primals, tangents)[1]
@@ -443,6 +445,7 @@ def _log2(x):
 
 
 @_log2.defjvp
+@in_64_bits
 def _log2_jvp(primals, tangents):
     """jax.numpy's derivative."""
     return _log2(*primals), jax.jvp(jnp.log2, primals, tangents)[1]
@@ -525,7 +528,8 @@ def _one_over(b):
     return _complex_divide(lax.complex(jnp.ones_like(re), lax.abs(unknown_zero(re.dtype))), b)
 
 
-_complex_power.defjvp(lambda primals, tangents: (_complex_power(*primals), jax.jvp(jnp.power, primals, tangents)[1]))
+_complex_power.defjvp(in_64_bits(lambda primals, tangents: (_complex_power(*primals),
+                                                              jax.jvp(jnp.power, primals, tangents)[1])))
 
 
 @jax.custom_jvp
@@ -537,6 +541,7 @@ def _power_by_a_scalar(x, y, res):
 
 
 @_power_by_a_scalar.defjvp
+@in_64_bits
 def _power_by_a_scalar_jvp(primals, tangents):
     """The derivative of the power ``res``, at 0.5 too. NB: sqrt's has none with respect to the
     exponent (d/dp of ``x ** p`` at a traced scalar p = 0.5 was 0, jax.numpy's is log(x) sqrt(x)),
@@ -623,6 +628,7 @@ def _hypot_double(x, y):
 
 
 @_hypot_value.defjvp
+@in_64_bits
 def _hypot_jvp(primals, tangents):
     """``(x dx + y dy) / hypot``, taken as 0 at the origin (the corrected value's own derivative
     divides by it twice)."""
@@ -651,7 +657,7 @@ def _logaddexp(base2: bool) -> Callable:
         r = jnp.where(jnp.isnan(d), d, r)
         return jnp.where(x == y, x + (1 if base2 else np.log(2).astype(d.dtype)), r)
 
-    f.defjvp(lambda primals, tangents: (f(*primals), jax.jvp(exact, primals, tangents)[1]))
+    f.defjvp(in_64_bits(lambda primals, tangents: (f(*primals), jax.jvp(exact, primals, tangents)[1])))
     return lambda x, y: f(*broadcast_together(x, y))
 
 
