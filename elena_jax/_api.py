@@ -107,6 +107,17 @@ def _kind(leaf: Any) -> str:
     return kind
 
 
+def _plain(leaf: Any) -> Any:
+    """JAX's own literal types as the plain values they stand for: JAX passes NumPy arrays and Python
+    numbers into ``jax.custom_vjp``/``custom_jvp`` functions and ``jax.grad(allow_int=True)`` as its
+    subclasses (``TypedNdArray``, ``TypedFloat``), refused or crashing as such (campaign K)."""
+    if type(leaf).__module__ != "jax._src.literals":
+        return leaf
+    if isinstance(leaf, np.ndarray):
+        return leaf.view(np.ndarray)  # NB: its memory: a write reaches it, as NumPy's would
+    return next((t(leaf) for t in (int, float, complex) if isinstance(leaf, t)), leaf)
+
+
 def _weak_jax_scalar(x: Any) -> bool:
     """A weakly typed JAX scalar (a Python number given to ``jax.jit``, ``jnp.asarray(0.5)``):
     promoted as JAX promotes it, as NumPy 2 promotes a Python number (float32 stays float32)."""
@@ -192,6 +203,7 @@ class Functionalized:
         (see `_alias`); the group memories are the inputs of those groups.
         """
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
+        flat = [_plain(leaf) for leaf in flat]
         leaves, key, numpy_at = [], [], []
         for position, leaf in enumerate(flat):
             kind = _KINDS.get(type(leaf)) or _kind(leaf)

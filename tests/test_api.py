@@ -184,6 +184,39 @@ def test_setting_an_arguments_shape_reshapes_the_callers_array():
         elena_jax.functionalize(reshaped_in_place)(np.ones((4, 4)), jnp.ones((4, 8)))
 
 
+def rotate_half(x):
+    d = x.shape[-1] // 2
+    out = np.empty_like(x)
+    out[..., :d] = -x[..., d:]
+    out[..., d:] = x[..., :d]
+    return out
+
+
+def test_jax_literal_types_are_the_arrays_and_numbers_they_stand_for():
+    """JAX 0.10 passes NumPy arrays and Python numbers into custom_vjp/custom_jvp functions and
+    jax.grad(allow_int=True) as its TypedNdArray / TypedFloat: refused as an ndarray subclass, or a
+    crash in NumPy's dtype resolution (campaign K, session 32)."""
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+
+    @jax.custom_vjp
+    def rotated(x):
+        return elena_jax.functionalize(rotate_half)(x)
+
+    rotated.defvjp(lambda x: (rotated(x), None), lambda _, g: (-elena_jax.functionalize(rotate_half)(g),))
+
+    @jax.custom_jvp
+    def scaled(x, a):
+        return elena_jax.functionalize(lambda x, a: x * a)(x, a)
+
+    scaled.defjvp(lambda p, t: (scaled(*p), t[0] * p[1]))
+    np.testing.assert_array_equal(rotated(x), rotate_half(x))
+    np.testing.assert_array_equal(jax.grad(lambda v: (rotated(v) * np.arange(12.0).reshape(2, 6)).sum())(x),
+                                  -rotate_half(np.arange(12.0, dtype=np.float32).reshape(2, 6)))
+    np.testing.assert_array_equal(scaled(jnp.asarray(x), 2.0), x * 2.0)
+    g = jax.grad(elena_jax.functionalize(lambda x, k: (x[k] ** 2).sum()), argnums=(0, 1), allow_int=True)
+    np.testing.assert_array_equal(g(x[0], np.array([1, 1, 3]))[0], np.array([0, 4, 0, 6, 0, 0], np.float32))
+
+
 def decode(boxes, deltas):
     w = boxes[:, 2] - boxes[:, 0]
     h = boxes[:, 3] - boxes[:, 1]
