@@ -238,6 +238,10 @@ class Functionalized:
                 except TypeError:
                     path, _ = jax.tree_util.tree_flatten_with_path(self._mark_static(args, kwargs))[0][position]
                     what = f"argument {self._describe(path)}"
+                    if isinstance(value, jax.core.Tracer):  # NB: marked static here, traced by an outer transformation
+                        raise located(TypeError, f"{what} is marked static (static_argnums/static_argnames) but "
+                                      "is traced by an outer JAX transformation: mark it static there too, "
+                                      "jax.jit(g, static_argnums=...)") from None
                     if isinstance(value, np.ndarray):  # NB: an array marked static (static_argnums)
                         raise located(TypeError, f"{what} is a NumPy array marked static, and a static argument "
                                       "must be hashable: pass it as a tuple (tuple(a.tolist())), or trace it "
@@ -246,6 +250,11 @@ class Functionalized:
                                   "is neither an array nor hashable; make it an array or a static argument "
                                   "(a tuple, number or string)") from None
                 key.append(("static", static_type, value, _zero_signs(value)))
+        for entry in key:
+            if entry[0] != "static" and not all(isinstance(n, int) for n in entry[0]):
+                raise located(UnsupportedError, f"an argument of shape {entry[0]}, of symbolic dimensions "
+                              "(jax.export's shape polymorphism): elena_jax traces the views and writes of "
+                              "concrete shapes; export it with concrete ones")
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories

@@ -217,6 +217,22 @@ def test_jax_literal_types_are_the_arrays_and_numbers_they_stand_for():
     np.testing.assert_array_equal(g(x[0], np.array([1, 1, 3]))[0], np.array([0, 4, 0, 6, 0, 0], np.float32))
 
 
+def test_outer_transformations_messages_name_what_to_do():
+    """A static argument an outer jax.jit traces said "neither an array nor hashable; make it a
+    static argument" (it is one); an export of symbolic dimensions failed inside the View algebra
+    with JAX's InconclusiveDimensionOperation; bfloat16 (no NumPy type) is refused, saying what to
+    do (campaign K, session 32)."""
+    x = np.arange(4.0)
+    with pytest.raises(TypeError, match=r"argument k is marked static .* mark it static there too"):
+        jax.jit(elena_jax.functionalize(lambda x, k: x * k, static_argnums=1))(x, 2)
+    with pytest.raises(elena_jax.UnsupportedError, match=r"dtype bfloat16 are not supported .*cast them to float32"):
+        elena_jax.functionalize(lambda x: x * 2)(jnp.ones(3, jnp.bfloat16))
+    (b,) = jax.export.symbolic_shape("b")
+    with pytest.raises(elena_jax.UnsupportedError, match=r"of symbolic dimensions .*export it with concrete ones"):
+        jax.export.export(jax.jit(lambda x: elena_jax.pure(rotate_half)(x)[0]))(
+            jax.ShapeDtypeStruct((b, 6), jnp.float32))
+
+
 def decode(boxes, deltas):
     w = boxes[:, 2] - boxes[:, 0]
     h = boxes[:, 3] - boxes[:, 1]
