@@ -343,11 +343,19 @@ def test_accumulate_out_dtype():
                                lambda a: np.cumsum(np.ones(1), out=a[0]),
                                lambda a: np.add.accumulate(a[0, :3], out=a[0]),
                                lambda a: np.add.accumulate(a[:2, :3], axis=1, out=a[2:]),
-                               lambda a: np.multiply.accumulate(a, axis=1, out=a[..., None, 0])])
+                               lambda a: np.multiply.accumulate(a, axis=1, out=a[..., None, 0]),
+                               lambda a: np.cumsum(a[0], out=a[0, :1])])
 def test_accumulate_into_an_out_of_another_shape_raises_numpys_error(f):
     """NumPy refuses an out= whose shape is not the accumulation's ("provided out is the wrong size
     for the accumulation", or its iterator's error); elena_jax broadcast into it (campaign L, session 32)."""
     assert isinstance(check(f, arr((4, 4))), ValueError)
+
+
+def test_accumulate_into_a_0d_out_raises():
+    """NumPy 2.4 crashes on a 0-d out= of an accumulation (a segmentation fault, seen when elena_jax
+    asked it for its error): elena_jax raises the ValueError of a wrong size without asking."""
+    with pytest.raises(ValueError, match="provided out is the wrong size"):
+        elena_jax.functionalize(lambda a: np.cumsum(a, out=a[0, ...]))(np.ones((4,)))
 
 
 @pytest.mark.parametrize("f", [lambda a: np.add.accumulate(a[:1], axis=0, out=a),

@@ -449,6 +449,7 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
     _check_folds(ufunc, "accumulate", a.dtype, dtype)
     _refuse_raising_error_state(ufunc, (res_dtype,) * 3, [a, None])
     if out is not None and shape_of(out) != a.shape:
+        check_out_array(out)
         _refuse_accumulating_into(ufunc, a, axis, dtype, out)
     return _result(trace, "accumulate", [a], a.shape, res_dtype, out,
                    dict(name=ufunc.__name__, axis=axis, dtype=res_dtype))
@@ -458,6 +459,8 @@ def _refuse_accumulating_into(ufunc, a: Tracer, axis: int, dtype, out) -> None:
     """An out= of another shape than the accumulation's: NumPy's ValueError where it refuses it
     (run on zeros of the shapes, when small), else refused: NumPy's iterator then broadcasts ``a``
     and writes part of ``out`` only (an axis of one element, extra axes of out)."""
+    if not shape_of(out):  # NB: NumPy 2.4 crashes (a segmentation fault) on a 0-d out
+        raise located(ValueError, "provided out is the wrong size for the accumulation.")
     if a.size <= 1 << 16 and int(np.prod(shape_of(out))) <= 1 << 16:
         with np.errstate(all="ignore"):
             ufunc.accumulate(np.zeros(a.shape, a.dtype), axis=axis, dtype=dtype, out=np.zeros(shape_of(out),
