@@ -2085,6 +2085,16 @@ def test_ufunc_outer_fill_diagonal_and_nan_to_num_convert_values_as_numpy():
         elena_jax.functionalize(lambda a: np.fill_diagonal(a, 300))(np.zeros((2, 2), np.int8))
 
 
+@pytest.mark.parametrize("f", [lambda a: np.nan_to_num(a[0] * np.nan, copy=False),
+                               lambda a: (np.nan_to_num(a * np.nan, copy=False), a)[1],
+                               lambda a: np.nan_to_num(a.astype(int)[0], copy=False),
+                               lambda a: np.nan_to_num([1.0, np.nan], copy=False)])
+def test_nan_to_num_in_place_of_a_scalar_is_numpys_valueerror(f):
+    """NumPy's ``np.array(x, copy=False)`` refuses a scalar or a list first (ValueError); elena_jax
+    raised TypeError from the write into a scalar (session 31's review)."""
+    check(f, np.ones(2))
+
+
 def test_median_is_numpys_mean_of_the_middle_bit_for_bit():
     """jax.numpy's median interpolates between the middle values; NumPy takes np.mean of them, so
     the median of two -0.0 is +0.0 (it was -0.0: campaign J, session 31), and bits agree."""

@@ -1001,7 +1001,10 @@ def _nan_to_num(x, nan, posinf, neginf):
 
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``copy=False`` replaces in place (a write into ``x``), as NumPy does."""
+    """``copy=False`` replaces in place (a write into ``x``), as NumPy does; of a scalar NumPy's
+    ``np.array(x, copy=False)`` refuses first."""
+    if not copy and (x.scalar if isinstance(x, Tracer) else not isinstance(x, np.ndarray)):
+        raise located(ValueError, "Unable to avoid copy while creating an array as requested.")
     x = _arr(x)
     if x.dtype.kind not in "fc":
         return x if not copy else x.copy()
