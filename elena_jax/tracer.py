@@ -711,6 +711,8 @@ class Tracer:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _borrowed(self, (inputs, kwargs))
         rule = UFUNCS.get(method if method != "__call__" else ufunc.__name__)
+        if method == "__call__" and isinstance(inputs[0], np.integer) and _an_operator(sys._getframe(2)):
+            _scalar_math(ufunc, *inputs)  # NB: ``np.int8(1) + k[0]``: NumPy's scalar operator passes it here
         if method != "__call__" and rule is not None:
             return rule(ufunc, *inputs, **kwargs)
         if rule is None:
@@ -816,6 +818,12 @@ def _numpy_asks_for(frame) -> str | None:
     if frame is None or not is_user_file(frame.f_code.co_filename) or frame.f_lasti < 0:
         return None
     return dis.opname[frame.f_code.co_code[frame.f_lasti]]
+
+
+def _an_operator(frame) -> bool:
+    """Whether the user's ``frame`` runs a binary operator (``a + b``, ``s += b``), not a call."""
+    op = _numpy_asks_for(frame) or ""
+    return op.startswith(("BINARY_", "INPLACE_")) and op != "BINARY_SUBSCR"
 
 
 # Files whose frames only forward a user's call: the operators here, errors.locating's wrapper, the

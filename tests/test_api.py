@@ -1098,7 +1098,7 @@ def counted_matches(a, b, s, w):
     masked = a[a > 0.5].sum()
     before = masked
     masked += 1
-    return ok, kept, aliased, before, masked, np.cov(s, fweights=w)
+    return ok, kept, aliased, before, masked, np.cov(s, fweights=w), np.cov(s, None, True, False, None, w)
 
 
 def test_library_results_python_bools_and_masked_sums_are_scalars():

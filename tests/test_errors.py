@@ -1017,6 +1017,23 @@ def scalar_overflow(k):
         return k[0] + np.int8(1)  # NB: an element is a NumPy scalar
 
 
+def reflected_scalar_overflow(k):
+    with np.errstate(over="raise"):
+        return np.int8(1) + k[1]
+
+
+def negated_scalar_overflow(k):
+    with np.errstate(over="raise"):
+        return -k[0]
+
+
+def scalar_overflow_in_place(k):
+    s = k[1]
+    with np.errstate(over="raise"):
+        s += np.int8(1)
+    return s
+
+
 def overflowing_sum(x):
     with np.errstate(over="raise"):
         return np.sum(x)
@@ -1050,18 +1067,24 @@ def cast_to_float32(x):
 
 def casts_and_loops_that_cannot_flag(x, k):
     with np.errstate(all="raise"):
-        return x.astype(np.float64), k.astype(np.float64), np.add(k, np.int8(1)), (k + 1) * 2
+        # NB: a divisor made inside f is known never 0 (nor -1), as a literal one
+        return x.astype(np.float64), k.astype(np.float64), np.add(k, np.int8(1)), (k + 1) * 2, \
+            k // np.array([2, 3], np.int8)
 
 
 @pytest.mark.parametrize("f, args, match", [
     (scalar_overflow, (np.array([127, 0], np.int8),), r"operator np\.add on NumPy integer scalars under .*over"),
+    (reflected_scalar_overflow, (np.array([-128, 127], np.int8),), r"operator np\.add on NumPy integer scalars"),
+    (negated_scalar_overflow, (np.array([-128, 127], np.int8),), r"operator np\.negative on NumPy integer scalars"),
+    (scalar_overflow_in_place, (np.array([-128, 127], np.int8),), r"operator np\.add on NumPy integer scalars"),
     (cast_to_int, (np.array([1.5, np.nan]),), r"cast from float64 to int32 under .*invalid='raise'"),
     (cast_to_float32, (np.array([1.0, 1e300]),), r"cast from float64 to float32 under .*over='raise'"),
     (overflowing_sum, (np.full(4, 3e38, np.float32),), r"np\.add under .*over"),
     (quotient_of_all, (np.array([6, 0], np.int32),), r"np\.floor_divide under .*divide"),
     (integer_reciprocal, (np.array([1, 0]),), r"np\.reciprocal under .*divide.*check the divisor"),
     (cast_into, (np.array([1, 2], np.int32), np.array([np.nan, 1.0])), r"cast from float64 to int32 under .*invalid"),
-], ids=["scalar-add", "nan-to-int", "to-float32", "sum", "reduce-floor-divide", "int-reciprocal", "setitem-cast"])
+], ids=["scalar-add", "reflected-scalar-add", "scalar-negative", "scalar-add-in-place", "nan-to-int", "to-float32",
+        "sum", "reduce-floor-divide", "int-reciprocal", "setitem-cast"])
 def test_scalar_math_and_casts_under_a_raising_state_are_refused(f, args, match):
     """NumPy's scalar math (operators on integer scalars) checks overflow, and its casts flag NaN into
     integers and overflow into float32: under a raising state NumPy raises FloatingPointError where
@@ -1280,6 +1303,27 @@ def scaled_by_config(x):
     return x * CONFIG.gain
 
 
+class Tally:
+    __slots__ = "last"  # NB: one slot, named by a string
+
+    def count(self, x):
+        self.last = x + 1
+        return x
+
+
+class Bin:
+    def __init__(self):
+        self.value = None
+
+
+BINS = {Bin()}  # NB: a set of objects
+
+
+def remember_in_a_set(x):
+    next(iter(BINS)).value = x * 2
+    return x
+
+
 def test_globals_that_raise_when_read_are_looked_past():
     """A global whose __getattr__ raises KeyError made the search for stored tracers crash with a bare
     KeyError (session 31's review)."""
@@ -1301,8 +1345,10 @@ def remember_in_helper_module(x):
      "a default argument of remember_by_default"),
     (lambda: functools.partial(Smoother().step), r"self\.s"),
     (lambda: remember_in_a_layer, "the global LAYER"),
+    (lambda: Tally().count, r"self\.last"),
+    (lambda: remember_in_a_set, "the global BINS"),
 ], ids=["slots", "class-attribute", "nested-attribute", "mutable-default", "partial", "decorated", "partial-method",
-        "callable-object"])
+        "callable-object", "a-string-slot", "a-set"])
 def test_a_traced_array_stored_in_other_places_is_refused(make, where):
     """Beside self.__dict__, globals and closures (campaign F), a tracer kept in __slots__, a class
     attribute, an attribute of an attribute, a mutable default, a partial's bound dict, or reached
