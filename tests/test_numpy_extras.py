@@ -614,6 +614,18 @@ BINS_2D = {"10": 10, "3": 3, "2x5": (2, 5), "edges_and_3": [np.array([-1.0, 0, 0
            "edges": np.array([-2, 0, 1, 2, 8])}
 
 
+@pytest.mark.parametrize("f", [lambda x, y: np.polyfit(x, y, 1, cov=True),
+                               lambda x, y: np.polyfit(x, y, 2, cov="unscaled"),
+                               lambda x, y: np.polyfit(x, np.stack([y, y * 2], 1), 1, cov=True),
+                               lambda x, y: np.polyfit(x, y, 1, cov=True, w=x + 1),
+                               lambda x, y: np.polyfit(x[:2], y[:2], 1, cov=True)])
+def test_polyfit_with_its_covariance(f, capfd):
+    """np.polyfit(cov=True) was refused: NumPy's call on stand-ins of ones (singular, and of zeros,
+    printing LAPACK's DLASCL complaint) decided nothing; stand-ins in general position do (campaign J)."""
+    check(f, np.arange(6.0), np.array([0.1, 1.2, 1.9, 3.2, 3.9, 5.1]), atol=1e-12)
+    assert "DLASCL" not in capfd.readouterr().err
+
+
 @pytest.mark.parametrize("f", [lambda x: np.histogram(x, 3, range=(0, x.max())),
                                lambda x: np.histogram(x, 5, range=(x.min(), x.max())),
                                lambda x: np.histogram(x, 4, range=(x.min(), 3.0), weights=x),

@@ -80,9 +80,14 @@ def probe(func: Callable, args, kwargs):
     """NumPy's result on one-element stand-ins of ones, else of zeros (ones are indices out of range
     in take_along_axis on an axis of 1), else on zero-stride stand-ins of the full shapes (np.take(a,
     5)), or None where it refuses all."""
+    singular = False
     for fill, full in ((1, False), (0, False), (1, True)):
+        if fill == 0 and singular:
+            continue  # NB: zeros are singular too (and np.polyfit's LAPACK prints to stderr of them)
         try:
             return run_numpy(func, args, kwargs, full=full, fill=fill)
+        except np.linalg.LinAlgError:
+            singular = True
         except Exception:  # noqa: BLE001 (NumPy may refuse a stand-in that the real values pass)
             continue
     return None
@@ -97,12 +102,15 @@ def leaves(obj):
         yield obj
 
 
-def stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
+def stand_in(x, full: bool = False, fill: int | str = 1, constants: bool = False):
     """A NumPy value standing in for ``x``: one element per non-empty axis, or (``full``) a zero-stride
     probe of its whole shape, allocating nothing, for NumPy's shape errors; every element is
-    ``fill`` (ones by default: zeros are singular and sum to 0); a NumPy scalar for a traced scalar.
+    ``fill`` (ones by default: zeros are singular and sum to 0), or with ``fill="random"`` values of
+    its whole shape drawn from a normal distribution; a NumPy scalar for a traced scalar.
     With ``constants``, NumPy arrays are cut to their first element per axis too, beside the traced ones."""
     if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
+        if fill == "random":  # NB: values in general position: no matrix of them is singular
+            return np.random.default_rng(x.size).standard_normal(x.shape).astype(x.dtype)
         if x.scalar:  # NB: a traced Python number stands in as one (weak: np.percentile(f32, q) is float32)
             value = np.full((), fill, x.dtype)[()]
             return value.item() if x.weak else value
@@ -115,7 +123,7 @@ def stand_in(x, full: bool = False, fill: int = 1, constants: bool = False):
     return x
 
 
-def run_numpy(func: Callable, args, kwargs, full: bool = False, fill: int = 1, constants: bool = False):
+def run_numpy(func: Callable, args, kwargs, full: bool = False, fill: int | str = 1, constants: bool = False):
     """NumPy's ``func`` on stand-ins of the operands (`stand_in`), quietly."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NB: "Mean of empty slice" and the like, on stand-ins

@@ -823,16 +823,31 @@ def _numpy_dtypes(func, args, kwargs):
         try:
             r = run_numpy(func, args, kwargs, full=True)
         except np.linalg.LinAlgError as e:  # NB: a matrix of ones is singular: NumPy arrays cut beside traced ones
-            _raise_of_shapes(e)
-            try:  # (np.linalg.solve(np.diag(traced), np.ones(3)))
-                r = run_numpy(func, args, kwargs, constants=True)
-            except Exception:  # noqa: BLE001 (the stand-ins' values, not the user's)
+            _raise_of_shapes(e)  # (np.linalg.solve(np.diag(traced), np.ones(3))), else values in general
+            r = _of_values_apart(func, args, kwargs)  # position (np.polyfit(x, y, 1, cov=True))
+            if r is None:
                 return None
         except (TypeError, ValueError, IndexError) as e:
             raise e from None
         except Exception:
             return None
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
+
+
+def _of_values_apart(func, args, kwargs):
+    """NumPy's result on stand-ins whose matrices are not singular: NumPy arrays cut beside traced
+    stand-ins of one element, else (operands of at most 65,536 elements) random values of the full
+    shapes; None where NumPy refuses both."""
+    with contextlib.suppress(Exception):  # NB: the cut arrays' values or shapes, not the user's
+        return run_numpy(func, args, kwargs, constants=True)
+    if any(x.size > 1 << 16 for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
+        return None
+    try:
+        return run_numpy(func, args, kwargs, full=True, fill="random")
+    except (TypeError, ValueError, IndexError) as e:  # NB: of values in general position: of the shapes
+        raise e from None  # (np.polyfit(cov=True) of too few points)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _raise_of_shapes(e: np.linalg.LinAlgError) -> None:
