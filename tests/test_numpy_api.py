@@ -1896,7 +1896,11 @@ NOT_ELEMENTWISE = {"sum": lambda v: v.sum() + v, "positions": lambda v: np.arang
                    "reversed": lambda v: v[::-1],
                    "sort": np.sort, "cumsum": np.cumsum, "centred": lambda v: v - v.mean(), "first": lambda v: v[0] + v,
                    "first_set": lambda v: (v.__setitem__(0, 9), v)[1], "outer_array": lambda v: v * OUTER[:6],
-                   "partly_ones": lambda v: (lambda w: (w.__setitem__(0, 9), w * v)[1])(np.ones_like(v))}
+                   "partly_ones": lambda v: (lambda w: (w.__setitem__(0, 9), w * v)[1])(np.ones_like(v)),
+                   # the number of elements: NumPy's is the count of selected ones (session 32's review)
+                   "by_length": lambda v: v / len(v), "by_size": lambda v: v * v.size,
+                   "full_of_size": lambda v: np.full_like(v, v.size), "if_size": lambda v: v * 2 if v.size > 3 else v,
+                   "own_length_constant": lambda v: v * np.full(6, 2.0)}
 OUTER = np.arange(1.0, 7.0)
 
 
@@ -1911,13 +1915,41 @@ def test_piecewise_with_functions_of_each_element_is_numpys(name):
                      np.piecewise(x.astype(np.int32), [x < 0], [f, 1])), np.arange(6.0) - 2)
 
 
+@pytest.mark.parametrize("f", [lambda x: np.piecewise(x, [x < 0], [1j, 2.0]),
+                               lambda x: np.piecewise(x, [x < 0], [lambda v: 1j, 2.0]),
+                               lambda x: np.piecewise(x.astype(np.int64), [x < 0], [np.nan, 2]),
+                               lambda x: np.piecewise(x.astype(np.uint8), [x < 0], [300, 2]),
+                               lambda x: np.piecewise(x.astype(np.int32), [x < 0], [np.float64(np.nan), 2]),
+                               lambda x: np.piecewise(x.reshape(2, 3), [[True, False], [False, True]],
+                                                      [np.arange(3.0), lambda v: v * 2]),
+                               lambda x: np.piecewise(x.reshape(2, 3), x.reshape(2, 3) > 0, [lambda v: v * v.ndim]),
+                               lambda x: np.piecewise(x[0], [x[0] < 0], [lambda v: v[0] * 2, 1.0])])
+def test_piecewise_constants_and_ranks_are_numpys(f):
+    """Constants are converted as NumPy's ``y[cond] = value`` converts them (1j into floats: TypeError;
+    NaN into integers: ValueError; a NumPy NaN by a cast); a function sees NumPy's rank (the selected
+    elements on one axis: ``v.ndim`` is 1), one element of a 0-d x is NumPy's one call (session 32's
+    review)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NB: the cast of a NumPy NaN warns, in NumPy too
+        check(f, np.arange(6.0) - 2)
+
+
+@pytest.mark.parametrize("f", [lambda x: np.piecewise(x, [x < 0], [np.arange(6.0), 1.0]),
+                               lambda x: np.piecewise(x, [x < 0], [[1.0, 2.0], 1.0])])
+def test_piecewise_values_that_fit_one_count_are_refused(f):
+    """NumPy writes a value of several elements at the selected ones, which fits one count of them."""
+    with pytest.raises(elena_jax.ConcretizationError, match=r"fits one count of them only"):
+        elena_jax.functionalize(f)(np.arange(6.0) - 2)
+
+
 @pytest.mark.parametrize("name", sorted(NOT_ELEMENTWISE))
 def test_piecewise_with_functions_reading_other_elements_is_refused(name):
     """A function reading other elements than its own (a sum, a sort, positions) sees all of x here
     and NumPy's selected elements only: jax.numpy's piecewise answered ``v.sum() + v`` silently
     otherwise (session 32); refused, naming the line."""
     f = NOT_ELEMENTWISE[name]
-    with pytest.raises(elena_jax.UnsupportedError, match=r"does not compute each element[\s\S]*test_numpy_api.py:"):
+    with pytest.raises(elena_jax.UnsupportedError, match=r"np.piecewise with .*, which (does not compute each "
+                                                         r"element|depends on the number)[\s\S]*test_numpy_api.py:"):
         elena_jax.functionalize(lambda x: np.piecewise(x, [x < 0, x > 1], [f, np.negative, 0.5]))(np.arange(6.0) - 2)
 
 

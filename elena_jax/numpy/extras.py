@@ -775,9 +775,11 @@ def _edges_of_traced_range(a: Tracer, bins: int, first, last) -> Tracer:
 @implements(np.piecewise)
 def piecewise(x, condlist, funclist, *args, **kw):
     """NumPy's steps: ``y[cond] = func(x[cond])`` condition after condition over zeros, the
-    conditions (one made a list of one, the "otherwise" one added) as NumPy reads them. ``x[cond]``
-    has a data-dependent length, so each function runs on all of ``x`` at once, which gives
-    NumPy's values where it computes every element from that element alone (`_elementwise`)."""
+    conditions (one made a list of one, the "otherwise" one added) as NumPy reads them.
+
+    ``x[cond]`` has a data-dependent length, so each function runs on all of the selection's
+    elements at once, in NumPy's rank (one axis for the selected elements), which gives NumPy's
+    values where it computes each element from that element alone (`_elementwise`)."""
     x = _arr(x)
     if _one_condition(x, condlist):
         condlist = [condlist]
@@ -790,10 +792,32 @@ def piecewise(x, condlist, funclist, *args, **kw):
     y = np.zeros_like(x)
     for cond, func in zip(conditions, funclist):
         # NB: a condition of fewer axes than x selects along x's leading ones, as a boolean index
-        cond = cond.reshape(cond.shape + (1,) * (x.ndim - cond.ndim))
-        values = _elementwise(func, x, args, kw) if callable(func) else func
-        np.copyto(y, values, casting="unsafe", where=cond)
+        values = _elementwise(func, x, cond.ndim, args, kw) if callable(func) else _selection_value(
+            func, y.dtype, x.shape[cond.ndim:])
+        np.copyto(y, values, casting="unsafe", where=cond.reshape(cond.shape + (1,) * (x.ndim - cond.ndim)))
     return y
+
+
+def _selection_value(value, dtype: np.dtype, each: tuple[int, ...]):
+    """A value written at a data-dependent selection of elements of shape ``each``, ``y[cond] = value``,
+    as NumPy converts it: a Python number or a list into ``dtype`` itself (NaN into integers:
+    ValueError; 1j into floats: TypeError), an array by a cast; one that broadcasts to ``each``
+    (more values fit one count of selected elements only)."""
+    if isinstance(value, (int, float, complex, list, tuple)) and not has_tracer(value):
+        value = np.array(value, dtype=dtype)
+    if not _broadcasts_into(shape_of(value), each):
+        raise ConcretizationError(f"np.piecewise with a value of shape {shape_of(value)}: NumPy writes it at the "
+                                  "selected elements, so it fits one count of them only, a data-dependent shape\n"
+                                  f"  at {user_location()}")
+    return value
+
+
+def _broadcasts_into(shape: tuple[int, ...], each: tuple[int, ...]) -> bool:
+    """Whether a value of ``shape`` fits any number of selected elements of shape ``each``."""
+    shape = tuple(shape)
+    while len(shape) > len(each) and shape[0] == 1:
+        shape = shape[1:]
+    return len(shape) <= len(each) and all(m in (1, n) for m, n in zip(shape[::-1], each[::-1]))
 
 
 @implements(np.i0)
@@ -825,18 +849,61 @@ _ELEMENTWISE_PRIMS = {"ufunc", "copy", "where", "full", "check"}
 _ELEMENTWISE_JNP = {"sinc", "nan_to_num", "fix"}
 
 
-def _elementwise(func, x: Tracer, args, kw):
-    """``func`` of a copy of all of ``x``, where each of its values depends on the element of ``x``
-    at its own position alone (ufuncs, casts, np.where, of ``x`` as it is and of values the same
-    everywhere), so that NumPy's ``func(x[cond])`` is its values at ``cond``; refused otherwise
-    (a sum, a sort, a reversal, positions: ``np.arange(len(v))``).
+def _elementwise(func, x: Tracer, lead: int, args, kw):
+    """``func(x[cond])`` for every ``cond`` selecting along x's ``lead`` axes at once: ``func`` of a
+    copy of all of x with those axes made one (NumPy's rank), reshaped back, where each of its values
+    depends on the element of x at its own position alone (ufuncs, casts, np.where, of x as it is and
+    of values the same everywhere) and not on the number of elements (``v / len(v)``); refused
+    otherwise: a sum, a sort, a reversal, a position (``np.arange(len(v))``).
 
-    The ops ``func`` records are followed: storages ``aligned`` with ``x`` (each element from
-    x's element at its position) and storages holding one value everywhere (``same``)."""
+    The ops ``func`` records are followed: storages ``aligned`` with the selection (each element from
+    the one at its position) and storages holding one value everywhere (``same``); then ``func`` runs
+    again on one element, and must record the same ops with the same constants."""
     trace = x._trace
-    v = x.copy()
-    ops, storages = len(trace.program.ops), len(trace.program.storages)
+    selection = x.reshape((-1, *x.shape[lead:]))
+    each = selection.shape[1:]
+    result, ops = _recorded(trace, func, selection.copy(), args, kw)
+    if selection.shape[0] == 1:  # NB: NumPy's one call, on the one element (or none)
+        return _selection_value(result, x.dtype, each)
+    reason = _not_elementwise(ops, selection.shape, result)
+    if reason is None:
+        try:
+            one, ones = _recorded(trace, func, selection[:1].copy(), args, kw)
+        except Exception:  # noqa: BLE001 (the function itself fails on one element: it depends on their number)
+            one = ones = None
+        if ones is None or _signature(ones) != _signature(ops) or (
+                isinstance(one, Tracer) and not _broadcasts_into(one.shape, (1, *each))):
+            reason = "depends on the number of elements (len(v), v.size, v.shape)"
+    if reason is not None:
+        name = getattr(func, "__name__", type(func).__name__)
+        raise located(UnsupportedError, f"np.piecewise with {name}, which {reason}: NumPy calls it on the selected "
+                      "elements only, elena_jax on all of them at once; write the cases with np.where or np.select")
+    if not isinstance(result, Tracer):
+        return _selection_value(result, x.dtype, each)
+    return result.reshape(x.shape) if result.shape == selection.shape else result
+
+
+def _recorded(trace, func, v: Tracer, args, kw) -> tuple:
+    """``func(v)``, and the ops it records with ``v``."""
+    start = len(trace.program.ops)
     result = func(v, *args, **kw)
+    return result, (trace.program.ops[start:], v)
+
+
+def _signature(recorded) -> list:
+    """The ops of a call as they would be at any number of elements: prims, parameters, constants
+    (not the copies that lay values out, which the shapes decide)."""
+    ops, _ = recorded
+    return [(op.prim, repr(sorted(op.params.items())), [(np.asarray(c.value).dtype.str, np.asarray(c.value).tobytes())
+                                                        for c in constants])
+            for op in ops for constants in [[a for a in op.ins if isinstance(a, Const)]]
+            if op.prim != "copy" or constants]
+
+
+def _not_elementwise(recorded, shape: tuple, result) -> str | None:
+    """Why the recorded call does not compute each element from the one at its position, or None."""
+    ops, v = recorded
+    storages = v.storage.id  # NB: storages made before the call's copy of x are the caller's
     aligned, same = {v.storage}, set()
 
     def uniform(operand) -> bool:
@@ -848,31 +915,29 @@ def _elementwise(func, x: Tracer, args, kw):
             s == 0 for s, n in zip(operand.view.strides, operand.view.shape) if n > 1)
 
     def along(a) -> bool:
-        return isinstance(a, Access) and a.storage in aligned and a.storage.shape == x.shape \
-            and a.view == V.contiguous(x.shape)
+        return isinstance(a, Access) and a.storage in aligned and a.storage.shape == shape \
+            and a.view == V.contiguous(shape)
 
-    def fits(op) -> bool:
+    for op in ops:
         elementwise = op.prim in _ELEMENTWISE_PRIMS or op.prim == "jnp" and op.params.get("name") in _ELEMENTWISE_JNP
         whole = all(o.view == V.contiguous(o.storage.shape) for o in op.outs)
+        if any(o.storage.id <= storages and o.storage not in aligned for o in op.outs):
+            return "writes into an array made outside it"
         same.difference_update(o.storage for o in op.outs)
         if not any(isinstance(a, Access) and a.storage in aligned for a in [*op.ins, *op.outs]):
             if elementwise and whole and all(map(uniform, op.ins)):
                 same.update(o.storage for o in op.outs)
-            return all(o.storage.id >= storages for o in op.outs)  # NB: not writing an array from outside
+            continue
         aligned.update(o.storage for o in op.outs)
-        return elementwise and whole and all(o.storage.shape == x.shape for o in op.outs) \
-            and all(uniform(a) or along(a) for a in op.ins)
-
-    if all(fits(op) for op in trace.program.ops[ops:]) and (
-            along(result.access) or uniform(result.access) if isinstance(result, Tracer) else np.size(result) <= 1):
-        return result
-    name = getattr(func, "__name__", type(func).__name__)
-    raise located(UnsupportedError, f"np.piecewise with {name}, which does not compute each element from that "
-                  "element alone (a sum, a sort, a reversal, a position): NumPy calls it on the selected "
-                  "elements only, elena_jax on all of x at once; write the cases with np.where or np.select")
+        if not (elementwise and whole and all(o.storage.shape == shape for o in op.outs)
+                and all(uniform(a) or along(a) for a in op.ins)):
+            return "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
+    if isinstance(result, Tracer) and not (along(result.access) or uniform(result.access)) \
+            or not isinstance(result, Tracer) and np.size(result) > 1:
+        return "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
+    return None
 
 
-# --- views ----------------------------------------------------------------------------
 # --- views ----------------------------------------------------------------------------
 
 
