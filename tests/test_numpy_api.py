@@ -1750,7 +1750,11 @@ WRITTEN_CONSTANTS = [
     # np.copyto of Python numbers: ints range-checked, floats and complex numbers cast (1j into floats: 0)
     "np.copyto(f, 1j, casting='unsafe')", "np.copyto(i, 2.5 + 1j, casting='unsafe')",
     "np.copyto(u, 300, casting='unsafe')", "np.copyto(i, float('nan'), casting='unsafe')",
-    "np.copyto(u, -1, casting='unsafe')", "np.copyto(f, 1j)"]
+    "np.copyto(u, -1, casting='unsafe')", "np.copyto(f, 1j)",
+    # lists beside traced values, through a traced mask, into np.fill_diagonal and fill (session 32's review)
+    "u[0:2] = [u[0], 300]", "u[[0, 1]] = [u[0], 300]", "f[0, 0:2] = [f[0, 0], 1j]", "i[0:2] = [i[0], np.nan]",
+    "u[u > 2] = [300]", "u[u < 2] = [7]", "np.fill_diagonal(f[:, :3], [1j])", "np.fill_diagonal(f, [f[0, 1], 5.0])",
+    "np.fill_diagonal(u.reshape(2, 2), [1, 300])", "f.fill([1])", "i.fill((1,))"]
 
 
 @pytest.mark.parametrize("stmt", WRITTEN_CONSTANTS)

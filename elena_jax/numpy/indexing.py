@@ -25,6 +25,7 @@ from ._core import (
     has_tracer,
     implements,
     laid_out,
+    leaves,
     like_order,
     memory_order,
     sequence_as_array,
@@ -240,6 +241,7 @@ def _broadcasts_to(shape, target) -> bool:
 def setitem(a: Tracer, key, value) -> None:
     trace = a._trace
     a.check_writeable()
+    check_elements(value, a.dtype)
     value = sequence_as_array(value)
     if isinstance(value, (Tracer, np.ndarray)):
         check_cast_flags(value.dtype, a.dtype)
@@ -258,12 +260,26 @@ def setitem(a: Tracer, key, value) -> None:
         return
     shape = indexed_shape(a, template, arrays)
     if isinstance(value, (list, tuple)):
-        value = np.array(value, dtype=a.dtype)  # NB: element by element, as NumPy (300 into uint8: OverflowError)
+        value = np.array(value, dtype=a.dtype)  # NB: its numbers converted into a's type (check_elements)
     _check_value_shape(value, shape)
     v = as_operand(trace, value, a.dtype)
     if np.ndim(v) > len(shape):  # NB: leading axes of one that the selection lacks (_check_value_shape)
         v = v.reshape(shape_of(v)[np.ndim(v) - len(shape):])
     trace.write("setitem", [a, *arrays, v], [a], key=template)
+
+
+def check_elements(value, dtype: np.dtype) -> None:
+    """NumPy's errors for the numbers of a list or tuple written into an array of ``dtype``: it converts
+    each into it (300 into uint8: OverflowError; 1j into a float: TypeError; NaN into an integer:
+    ValueError), beside traced values too."""
+    if not isinstance(value, (list, tuple)):
+        return
+    if not has_tracer(value):
+        np.array(value, dtype=dtype)
+        return
+    for x in leaves(value):
+        if not isinstance(x, Tracer):
+            np.array(x, dtype=dtype)
 
 
 def _written_constant(value, dtype: np.dtype, ndim: int) -> np.ndarray:
@@ -414,10 +430,14 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 def fill(a: Tracer, value) -> None:
+    if not isinstance(value, Tracer):  # NB: NumPy's own conversion of a constant, and its errors
+        converted = np.zeros((), a.dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NB: a cast's overflow, as NumPy's (which warns)
+            converted.fill(value)
+        value = converted
     if a.scalar:
         return  # NB: as NumPy: a scalar's fill fills a copy of it, and the scalar stays
-    if isinstance(value, np.generic):
-        value = _written_constant(value, a.dtype, 0)
     a._trace.write("copy", [as_operand(a._trace, value, a.dtype)], [a])
 
 
@@ -436,6 +456,8 @@ def fill_diagonal(a, val, wrap=False):
         target = a.reshape(-1)[:: a.shape[1] + 1]
     else:
         target = a.view_of(V.View.make((n,), (step,), a.header.offset))
+    check_elements(val, a.dtype)
+    val = sequence_as_array(val)
     if isinstance(val, Tracer) and np.shares_memory(val, a):
         raise located(UnsupportedError, "np.fill_diagonal from values that overlap the array: NumPy writes one "
                       "element at a time and reads elements it has written; copy the values first")
