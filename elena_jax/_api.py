@@ -107,14 +107,19 @@ def _kind(leaf: Any) -> str:
     return kind
 
 
+def _jax_literal(leaf: Any) -> bool:
+    """Whether ``leaf`` is of JAX's own literal types: JAX passes NumPy arrays and Python numbers into
+    ``jax.custom_vjp``/``custom_jvp`` functions and ``jax.grad(allow_int=True)`` as its subclasses
+    (``TypedNdArray``, ``TypedFloat``), its own values, not the caller's (campaign K)."""
+    return type(leaf).__module__ == "jax._src.literals"
+
+
 def _plain(leaf: Any) -> Any:
-    """JAX's own literal types as the plain values they stand for: JAX passes NumPy arrays and Python
-    numbers into ``jax.custom_vjp``/``custom_jvp`` functions and ``jax.grad(allow_int=True)`` as its
-    subclasses (``TypedNdArray``, ``TypedFloat``), refused or crashing as such (campaign K)."""
-    if type(leaf).__module__ != "jax._src.literals":
+    """A JAX literal as the plain array or number it stands for (refused or crashing as such)."""
+    if not _jax_literal(leaf):
         return leaf
     if isinstance(leaf, np.ndarray):
-        return leaf.view(np.ndarray)  # NB: its memory: a write reaches it, as NumPy's would
+        return leaf.view(np.ndarray)
     return next((t(leaf) for t in (int, float, complex) if isinstance(leaf, t)), leaf)
 
 
@@ -203,9 +208,9 @@ class Functionalized:
         (see `_alias`); the group memories are the inputs of those groups.
         """
         flat, treedef = jax.tree_util.tree_flatten(self._mark_static(args, kwargs))
-        flat = [_plain(leaf) for leaf in flat]
         leaves, key, numpy_at = [], [], []
-        for position, leaf in enumerate(flat):
+        for position, given in enumerate(flat):
+            leaf = _plain(given)
             kind = _KINDS.get(type(leaf)) or _kind(leaf)
             if kind == "numpy":
                 if type(leaf) is not np.ndarray and not isinstance(leaf, np.memmap):
@@ -215,7 +220,7 @@ class Functionalized:
                                   "values); pass np.asarray(...) of it")
                 numpy_at.append((len(leaves), len(key)))
                 key.append((leaf.shape, leaf.dtype, leaf.flags.writeable, "array"))
-                leaves.append(leaf)
+                leaves.append(given)  # NB: the caller's own object (pure finds its arguments by it)
             elif kind == "jax":
                 key.append((leaf.shape, leaf.dtype, True, "weak" if _weak_jax_scalar(leaf) else "array"))
                 leaves.append(leaf)
@@ -240,8 +245,9 @@ class Functionalized:
                     what = f"argument {self._describe(path)}"
                     if isinstance(value, jax.core.Tracer):  # NB: marked static here, traced by an outer transformation
                         raise located(TypeError, f"{what} is marked static (static_argnums/static_argnames) but "
-                                      "is traced by an outer JAX transformation: mark it static there too, "
-                                      "jax.jit(g, static_argnums=...)") from None
+                                      "is traced by an outer JAX transformation: mark it static there too "
+                                      "(jax.jit's static_argnums), or bind it first, functools.partial(g, ...), "
+                                      "under jax.vmap or jax.grad") from None
                     if isinstance(value, np.ndarray):  # NB: an array marked static (static_argnums)
                         raise located(TypeError, f"{what} is a NumPy array marked static, and a static argument "
                                       "must be hashable: pass it as a tuple (tuple(a.tolist())), or trace it "
@@ -250,11 +256,11 @@ class Functionalized:
                                   "is neither an array nor hashable; make it an array or a static argument "
                                   "(a tuple, number or string)") from None
                 key.append(("static", static_type, value, _zero_signs(value)))
-        for entry in key:
-            if entry[0] != "static" and not all(isinstance(n, int) for n in entry[0]):
-                raise located(UnsupportedError, f"an argument of shape {entry[0]}, of symbolic dimensions "
-                              "(jax.export's shape polymorphism): elena_jax traces the views and writes of "
-                              "concrete shapes; export it with concrete ones")
+        for i, leaf in enumerate(leaves):
+            if not all(isinstance(n, int) for n in np.shape(leaf)):
+                raise located(UnsupportedError, f"argument {self._paths(args, kwargs)[i]} has symbolic dimensions, "
+                              f"{np.shape(leaf)} (jax.export's shape polymorphism): elena_jax traces the views and "
+                              "writes of concrete shapes; export it with concrete ones")
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories
@@ -393,9 +399,9 @@ class Functionalized:
 
     def _write_back(self, finals, leaves, traced) -> None:
         targets = []
-        for i in [*(finals if traced.write_back is None else traced.write_back), *traced.reshaped]:
+        for i in dict.fromkeys([*(finals if traced.write_back is None else traced.write_back), *traced.reshaped]):
             leaf, path = leaves[i], traced.paths[i]
-            if isinstance(leaf, np.ndarray):
+            if isinstance(leaf, np.ndarray) and not _jax_literal(leaf):
                 if i in finals:
                     targets.append((leaf, finals[i]))
             elif path not in self._warned:
@@ -408,7 +414,7 @@ class Functionalized:
         for (target, _), value in zip(targets, host):
             np.copyto(target, value, casting="unsafe")
         for i, shape in traced.reshaped.items():
-            if isinstance(leaves[i], np.ndarray):
+            if isinstance(leaves[i], np.ndarray) and not _jax_literal(leaves[i]):
                 leaves[i].shape = shape
 
 

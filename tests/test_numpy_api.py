@@ -1589,7 +1589,9 @@ def test_einsum_sum_is_laid_out_as_numpys():
                                lambda i, a, c: np.einsum(a, [Ellipsis, 1], c, [1, Ellipsis], [Ellipsis]),
                                lambda i, a, c: np.einsum(a, [40, 3]), lambda i, a, c: np.einsum(a, [52, 3]),
                                lambda i, a, c: np.einsum(a, [0, 1], c, [1, 2], [2, 0], out=np.zeros((4, 2))),
-                               lambda i, a, c: np.einsum(a, [0, 1], [0], dtype=np.float32)])
+                               lambda i, a, c: np.einsum(a, [0, 1], [0], dtype=np.float32),
+                               lambda i, a, c: np.einsum("ij,jk", a, c, dtype=np.float32, casting="same_kind",
+                                                         optimize=True)])
 def test_einsum_dtype_casting_and_sublists_are_numpys(f):
     """np.einsum computes in ``dtype=`` (the operands cast as ``casting=`` allows, NumPy's TypeError
     otherwise) and casts into ``out=`` as ``casting=`` allows; both were refused (campaign J,
@@ -1868,7 +1870,9 @@ def test_constant_boolean_index_of_the_wrong_length_says_so():
                                lambda i: np.unravel_index(i, (3, 4), order="A"),
                                lambda i: np.unravel_index(i, 12, order="F"), lambda i: np.unravel_index(i, (12,)),
                                lambda i: np.unravel_index(i[0], ()), lambda i: np.unravel_index(i, np.array([3, 4])),
-                               lambda i: np.unravel_index(i.reshape(3, 1), np.array([2, 3, 2]), order="F")])
+                               lambda i: np.unravel_index(i.reshape(3, 1), np.array([2, 3, 2]), order="F"),
+                               lambda i: np.unravel_index(i, (3, 4), order="f"),
+                               lambda i: np.unravel_index(i, (3.0, 4))])
 def test_unravel_index_in_fortran_order_and_of_one_axis(f):
     """np.unravel_index(order='F') was refused (campaign J, session 31); of one axis it returned an
     array, not NumPy's tuple of one, and a shape made inside f failed NumPy's check on stand-ins."""

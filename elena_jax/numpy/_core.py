@@ -257,7 +257,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
 def check_dtype_supported(dtype: np.dtype) -> None:
     if dtype.kind not in "biufc":  # NB: bfloat16 is kind "V": ml_dtypes', NumPy has no rules for it
         raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax"
-                      + ("; cast them to float32 first" if dtype.name == "bfloat16" else ""))
+                      + (" (JAX's type, with no NumPy rules: use float32)" if dtype.name == "bfloat16" else ""))
     if dtype.itemsize > {"f": 8, "c": 16}.get(dtype.kind, 8):
         raise located(UnsupportedError, f"arrays of dtype {dtype} (long double) are not supported by elena_jax: "
                                         "JAX has no such type")

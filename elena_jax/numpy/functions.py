@@ -1225,12 +1225,13 @@ _unravel_index = jnp_function(np.unravel_index)
 def unravel_index(indices, shape, order="C"):
     """jax.numpy's (which clamps indices out of range), after NumPy's ValueError for them (`_check_range`).
     Fortran order is C order of the reversed shape, the coordinates reversed."""
+    order = order.upper() if isinstance(order, str) else order
     if order not in ("C", "F"):
         raise located(ValueError, "only 'C' or 'F' order is permitted")
     dims = _known(shape)  # NB: np.array([3, 4]) made inside f is as static as NumPy's
     if dims is None:
         raise located(UnsupportedError, "np.unravel_index of a traced shape: pass the shape as a static argument")
-    shape = tuple(int(n) for n in np.ravel(dims))
+    shape = tuple(operator.index(n) for n in np.ravel(dims))  # NB: NumPy's TypeError for (3.0, 4)
     result = _unravel_index(indices, shape) if order == "C" else _unravel_index(indices, shape[::-1])[::-1]
     size = int(np.prod(shape))
     _check_range(indices, 0, size, ValueError, f"index{{}} is out of bounds for array with size {size}")
@@ -1461,7 +1462,8 @@ def _einsum_in(operands, out=None, dtype=None, casting="safe", **kwargs):
     """``np.einsum(dtype=, casting=)``: NumPy casts the operands to ``dtype`` as ``casting`` allows,
     computes in it, and casts the result into ``out`` so too (its errors come from stand-ins)."""
     check_out_array(out, "output must be an array")
-    numpy_kwargs = {**kwargs, "dtype": dtype, "casting": casting}
+    # NB: not NumPy's optimize=, whose path on stand-ins of one element casts otherwise
+    numpy_kwargs = {**{k: v for k, v in kwargs.items() if k != "optimize"}, "dtype": dtype, "casting": casting}
     result = run_numpy(np.einsum, operands, numpy_kwargs)
     if out is not None:
         run_numpy(np.einsum, operands, {**numpy_kwargs, "out": np.empty(np.shape(result), out.dtype)})
