@@ -24,7 +24,7 @@ import types
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -334,7 +334,8 @@ class Functionalized:
             caught = caught_by_user(refusals)
             if caught is not None:  # NB: float(x.max()) in a try whose except takes another path
                 raise caught
-            _refuse_escaped(self.f, trace)
+            _refuse_escaped(self.f, trace, [v for v in arguments.tracers if not isinstance(v, Tracer)])
+            _refuse_rebound(self.f, (args, kwargs), arguments.tracers, out)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             by = _described(self.f)
             for x in out_leaves:
@@ -418,9 +419,10 @@ class Functionalized:
                 leaves[i].shape = shape
 
 
-def _refuse_escaped(f: Callable, trace: Trace) -> None:
+def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
     """Refuse a traced array that ``f`` stored outside itself: an attribute of the object whose
-    method it is (``self.s = self.s * 0.5 + x``, its slots, its class's attributes), a global (f's
+    method it is (``self.s = self.s * 0.5 + x``, its slots, its class's attributes), of an object it
+    was passed (``statics``, the call's static arguments, ``self`` of a decorated method), a global (f's
     module's, or a module of the user's that f uses), a variable of an enclosing function, a
     default argument (``def f(x, seen=[])``), an argument bound by functools.partial. NumPy's next
     call would read the stored value; the program, cached, repeats this one, and the caller would
@@ -428,6 +430,7 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
     tuples, sets, dicts and objects' attributes there (`_holds`)."""
     target, bound = _unbound(f)
     places = [("an argument bound by functools.partial", v) for v in bound]
+    places += [("an object it was passed (self of a method, an argument)", v) for v in statics]
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
         owner = target.__self__
     elif inspect.isfunction(target):
@@ -455,6 +458,46 @@ def _refuse_escaped(f: Callable, trace: Trace) -> None:
                 f"the function stores a traced array in {where}: a side effect the compiled program cannot "
                 "repeat (a later call would reuse this call's program, and the caller now holds a traced value "
                 f"there); return the value instead (with elena_jax.pure, the new state)\n  in {_described(f)}")
+
+
+def _refuse_rebound(f: Callable, given: tuple, inputs: list, out) -> None:
+    """Refuse a new array that ``f`` put into a list or dict it was passed and does not return
+    (``state["x"] = state["x"] + 1``, ``log.append(y)``): NumPy's caller would see it there, but
+    containers are arguments' pytrees here, rebuilt for the call (as by jax.jit), so it would be lost.
+    An array written in place (``state["x"] += 1``) is the argument's own, written back."""
+    own = {id(t) for t in inputs if isinstance(t, Tracer)}
+    returned = {id(c) for c in _containers(out)}
+
+    def visit(value, path: str) -> None:
+        if id(value) in returned:
+            return
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) \
+            else ()
+        for k, v in items:
+            if isinstance(v, Tracer) and id(v) not in own:
+                raise UnsupportedError(f"the function puts a new array into {path}[{k!r}], a container it was "
+                                       "passed: containers of arguments are rebuilt for the call (as by jax.jit), "
+                                       "so the caller would not see it; return the container or the array instead "
+                                       "(an array it holds, written in place, reaches the caller)\n"
+                                       f"  in {_described(f)}")
+            visit(v, f"{path}[{k!r}]")
+
+    args, kwargs = given
+    try:
+        named = inspect.signature(f).bind_partial(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        named = {**{f"argument {i}": a for i, a in enumerate(args)}, **kwargs}
+    for name, a in named.items():
+        visit(a, name)
+
+
+def _containers(value) -> Iterator:
+    """The lists and dicts in ``value``, nested."""
+    if isinstance(value, (list, dict)):
+        yield value
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    for v in children:
+        yield from _containers(v)
 
 
 def _unbound(f: Callable) -> tuple[Callable, list]:

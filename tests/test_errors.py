@@ -1357,6 +1357,57 @@ def test_a_traced_array_stored_in_other_places_is_refused(make, where):
         elena_jax.functionalize(make())(np.ones(3))
 
 
+class Smoothing:
+    def __init__(self):
+        self.s = np.zeros(3)
+
+    @elena_jax.functionalize
+    def update(self, x):
+        self.s = self.s * 0.5 + x
+        return self.s
+
+
+class Record:
+    pass
+
+
+def into_the_containers_passed(x, record, state, log):
+    if record is not None:
+        record.value = x * 2
+    state["y"] = x * 2
+    log.append(x * 2)
+    return x.sum()
+
+
+def test_a_traced_array_stored_in_what_a_call_is_passed_is_refused():
+    """A decorated method's ``self.s = ...`` (self is an argument: it was never looked at), an object
+    argument's attribute, and a new array put into a dict or list argument (rebuilt for the call, as by
+    jax.jit: NumPy's caller sees it there) were silent stale answers and lost writes (campaign M)."""
+    with pytest.raises(elena_jax.UnsupportedError, match=r"stores a traced array in an object it was passed"):
+        Smoothing().update(np.ones(3))
+    g = elena_jax.functionalize(into_the_containers_passed)
+    with pytest.raises(elena_jax.UnsupportedError, match=r"stores a traced array in an object it was passed"):
+        g(np.ones(3), Record(), {}, [])
+    with pytest.raises(elena_jax.UnsupportedError, match=r"puts a new array into state\['y'\], a container it was "
+                                                         r"passed[\s\S]*in into_the_containers_passed"):
+        g(np.ones(3), None, {}, [])
+    with pytest.raises(elena_jax.UnsupportedError, match=r"puts a new array into log\[0\]"):
+        elena_jax.functionalize(lambda x, log: (log.append(x * 2), x.sum())[1])(np.ones(3), [])
+
+
+def stepped(state):
+    state["x"] = state["x"] + 1  # NB: a new array in a returned container
+    state["v"] += 1  # NB: the argument's own array, written in place (and back)
+    return state
+
+
+def test_containers_returned_or_arrays_written_in_place_are_fine():
+    state = {"x": np.arange(3.0), "v": np.ones(2)}
+    got = elena_jax.functionalize(stepped)(state)
+    np.testing.assert_array_equal(got["x"], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(state["v"], [2.0, 2.0])
+
+
 def test_a_traced_array_stored_in_a_users_module_is_refused(monkeypatch):
     helper = types.ModuleType("helper_state")
     helper.__file__ = __file__  # NB: a module of the user's, not an installed package's
