@@ -166,7 +166,7 @@ def _forget(key: int, ref: weakref.ref) -> None:
 def _programs_of(f: Callable, options: Options) -> OrderedDict:
     """The cache of ``f``'s programs under ``options`` (a wrapper's own where f cannot be
     referenced weakly, a callable object with ``__slots__`` say)."""
-    state = tuple(getattr(f, name, None) for name in ("__code__", "__defaults__", "__kwdefaults__"))
+    state = _code_of(f)
     with _LOCK:
         entry = _PROGRAMS.get(id(f))
         if entry is None or entry[0]() is not f:
@@ -181,6 +181,11 @@ def _programs_of(f: Callable, options: Options) -> OrderedDict:
         return kept[1]
 
 
+def _code_of(f: Callable) -> tuple:
+    """What of ``f`` IPython's autoreload replaces in place: its code and defaults."""
+    return tuple(getattr(f, name, None) for name in ("__code__", "__defaults__", "__kwdefaults__"))
+
+
 class Functionalized:
     """A user function turned into a compiled, pure JAX program per signature."""
 
@@ -188,10 +193,15 @@ class Functionalized:
         functools.update_wrapper(self, f)
         self.f = f
         self.options = options
-        self._cache = _programs_of(f, options)
+        self._reloaded()
         self._warned: set[str] = set()
+
+    def _reloaded(self) -> None:
+        """Take ``f``'s code and defaults as they are now: its programs and parameters."""
+        self._code = _code_of(self.f)
+        self._cache = _programs_of(self.f, self.options)
         try:
-            self._params = list(inspect.signature(f).parameters)
+            self._params = list(inspect.signature(self.f).parameters)
         except (TypeError, ValueError):
             self._params = []
 
@@ -298,6 +308,8 @@ class Functionalized:
 
     def trace(self, args, kwargs) -> tuple[Traced, list, list]:
         """(the traced program, the array leaves, the program's inputs for this call)."""
+        if any(a is not b for a, b in zip(_code_of(self.f), self._code)):  # NB: autoreload replaced them
+            self._reloaded()
         treedef, leaves, key, memories = self._split(args, kwargs)
         full_key = (treedef, key, raising_fp_errors())  # NB: traced under np.seterr(all="raise"), f refuses
         with _LOCK:

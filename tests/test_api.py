@@ -105,12 +105,15 @@ def test_wrappers_of_one_function_share_its_programs():
     def local(x):
         return x + 1
 
-    np.testing.assert_array_equal(elena_jax.functionalize(local)(np.ones(2)), [2.0, 2.0])
+    kept = elena_jax.functionalize(local)
+    np.testing.assert_array_equal(kept(np.ones(2)), [2.0, 2.0])
     local.__code__ = (lambda x: x * 10).__code__  # NB: as IPython's autoreload does: traced anew
     np.testing.assert_array_equal(elena_jax.functionalize(local)(np.ones(2)), [10.0, 10.0])
+    # NB: by a wrapper made before too (it ran the old code: campaign M, session 32)
+    np.testing.assert_array_equal(kept(np.ones(2)), [10.0, 10.0])
     gone = weakref.ref(local)
     elena_jax.functionalize(local)(np.ones(2))
-    del local
+    del local, kept
     gc.collect()
     assert gone() is None
 
