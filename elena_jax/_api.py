@@ -789,31 +789,39 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
         return functools.partial(functionalize, static_argnums=static_argnums,
                                  static_argnames=static_argnames, jit=jit, optimize=optimize,
                                  trace_scalars=trace_scalars, cache_size=cache_size, checked=checked, fma=fma)
+    if isinstance(f, (staticmethod, classmethod)):  # NB: @functionalize above @staticmethod: of its function
+        return type(f)(functionalize(f.__func__, static_argnums=static_argnums, static_argnames=static_argnames,
+                                     jit=jit, optimize=optimize, trace_scalars=trace_scalars, cache_size=cache_size,
+                                     checked=checked, fma=fma))
+    if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
+        raise located(ValueError, f"cache_size must be a positive number of programs, not {cache_size!r}")
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    static_argnames = _static_by_signature(f, tuple(static_argnums), tuple(static_argnames))
-    opts = Options(tuple(static_argnums), static_argnames, jit, optimize, trace_scalars, cache_size,
-                   checked, fma)
+    static_argnums, static_argnames = _static_by_signature(f, tuple(static_argnums), tuple(static_argnames))
+    opts = Options(static_argnums, static_argnames, jit, optimize, trace_scalars, cache_size, checked, fma)
     return Functionalized(f, opts)
 
 
-def _static_by_signature(f: Callable, argnums: tuple[int, ...], argnames: tuple[str, ...]) -> tuple[str, ...]:
+def _static_by_signature(f: Callable, argnums: tuple[int, ...],
+                         argnames: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """As ``jax.jit``: ``static_argnums`` checked against ``f``'s positional parameters (any index
-    with ``*args``), and ``static_argnames`` with the names of the positional-or-keyword parameters
-    it marks, so that such a parameter is static when passed by keyword too."""
+    with ``*args``), and the two completed with each other over the positional-or-keyword
+    parameters, so that such a parameter is static passed either way."""
     try:
         params = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):
-        return argnames
+        return argnums, argnames
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     variadic = any(p.kind is p.VAR_POSITIONAL for p in params)
     if argnums and not variadic and (-min(argnums) > len(positional) or max(argnums) >= len(positional)):
         raise located(ValueError, f"static_argnums={argnums}, but {getattr(f, '__name__', 'the function')} "
                       f"only accepts {len(positional)} positional arguments")
-    named = [p.name for i, p in enumerate(positional) if p.kind is p.POSITIONAL_OR_KEYWORD and i in argnums]
-    return argnames + tuple(n for n in named if n not in argnames)
+    either = [(i, p.name) for i, p in enumerate(positional) if p.kind is p.POSITIONAL_OR_KEYWORD]
+    named = [n for i, n in either if (i in argnums or i - len(positional) in argnums) and n not in argnames]
+    numbered = [i for i, n in either if n in argnames and i not in argnums]
+    return argnums + tuple(numbered), argnames + tuple(named)
 
 
 def _call_index(i: int, n_args: int) -> int:

@@ -126,6 +126,34 @@ def test_decorator_forms_and_static_argnames():
     np.testing.assert_array_equal(total(x, axis=1), x.sum(axis=1))
 
 
+class Scaler:
+    @elena_jax.functionalize
+    @staticmethod
+    def doubled(a):
+        return a * 2
+
+    @elena_jax.functionalize(static_argnames="n")
+    @classmethod
+    def first(cls, a, n):
+        return a[: int(n)]
+
+
+def test_static_and_class_methods_static_argnames_by_position_and_the_cache_size():
+    """@functionalize above @staticmethod / @classmethod failed (an AttributeError, "'classmethod' object
+    is not callable"); static_argnames did not make a parameter passed by position static (jax.jit's
+    does); cache_size=-1 failed at the first call with a KeyError (campaign M, session 32)."""
+    a = np.arange(4.0)
+    np.testing.assert_array_equal(Scaler.doubled(a), a * 2)
+    np.testing.assert_array_equal(Scaler().doubled(a), a * 2)
+    np.testing.assert_array_equal(Scaler.first(a, np.float64(2.0)), a[:2])
+    g = elena_jax.functionalize(lambda a, n: a[: int(n)], static_argnames="n")
+    np.testing.assert_array_equal(g(a, np.float64(3.0)), a[:3])
+    np.testing.assert_array_equal(g(a, n=np.float64(3.0)), a[:3])
+    for bad in (-1, 0, 2.5):
+        with pytest.raises(ValueError, match=r"cache_size must be a positive number of programs"):
+            elena_jax.functionalize(lambda a: a, cache_size=bad)
+
+
 def test_pytree_arguments_and_results():
     @elena_jax.functionalize
     def f(d):
