@@ -339,7 +339,7 @@ class Functionalized:
                 out = self.f(*args, **kwargs)
             except Exception as e:
                 if isinstance(e, TypeError):
-                    _refuse_jax_on_tracers(e)
+                    _refuse_jax_on_tracers(e, self.f)
                 if not names_a_location(e):  # NB: NumPy's own errors (np.sum(a, axiz=0), np.sin.reduce) name no line
                     e.add_note(f"  at {raised_at(e)}")
                 raise
@@ -578,24 +578,30 @@ def _attributes(obj: Any) -> list[tuple[str, Any]]:
     return found
 
 
-def _refuse_jax_on_tracers(e: TypeError) -> None:
+def _refuse_jax_on_tracers(e: TypeError, f: Callable) -> None:
     """JAX's TypeError for a traced value handed to a JAX function (``jnp.tanh(y)``, ``jax.nn.relu``,
-    ``lax.exp``, a ``jax.jit`` or ``custom_vjp`` function) as elena_jax's refusal, which says why
-    and what to write."""
+    ``lax.exp``, a ``jax.jit`` or ``custom_vjp`` function, or ``f`` itself: ``functionalize(jnp.cumsum)``)
+    as elena_jax's refusal, which says why and what to write."""
     if f"{Tracer.__module__}.{Tracer.__name__}" in str(e) and _raised_by_jax(e) and not names_a_location(e):
+        where = raised_at(e)
+        tail = f"\n  at {where}" if where != "<unknown location>" else \
+            f" (the function given is JAX's own: call it as it is)\n  in {_described(f)}"
         raise UnsupportedError(
             "a JAX function called on an array elena_jax traces as NumPy's: inside a functionalized "
             "function, write it with NumPy (np.tanh, np.maximum(x, 0)), or call the JAX function on its "
-            f"results outside it\n  at {raised_at(e)}") from e
+            "results outside it" + tail) from e
 
 
 def _raised_by_jax(e: BaseException) -> bool:
     """Whether JAX raised ``e``, not the user's own ``raise``: its innermost frame is JAX's, or a
-    call from the user's code into JAX's compiled dispatch (``jnp.tanh(y)`` has no frame of its own)."""
+    call from the user's code into JAX's compiled dispatch (``jnp.tanh(y)`` has no frame of its own),
+    or from elena_jax's call of the function itself (a jitted one, with no Python frame)."""
     tb = e.__traceback__
     while tb.tb_next is not None:
         tb = tb.tb_next
     code = tb.tb_frame.f_code
+    if code is Functionalized._trace.__code__:
+        return True
     if not is_user_file(code.co_filename):
         return "/jax/" in code.co_filename or "/jaxlib/" in code.co_filename
     return dis.opname[code.co_code[tb.tb_lasti]] not in ("RAISE_VARARGS", "RERAISE")
@@ -672,8 +678,8 @@ class _Arguments:
                 self.tracers.append(slice(*k[2]) if k[1] is slice else k[2])
                 continue
             shape, dtype, writeable, nature, *alias = k
-            check_dtype_supported(dtype)
             i = len(self.storages)
+            check_dtype_supported(dtype, f"argument {paths[i]}, an array")
             if alias and alias[0][0] == "memory":
                 _, g, storage_shape, view = alias[0]
                 s = self.shared.get(g)

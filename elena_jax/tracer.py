@@ -966,7 +966,18 @@ def _unary(ufunc):
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
     setattr(Tracer, f"__{_name}__", _unary(_ufunc))
 
+def _compare(ufunc):
+    def compare(self, other):
+        if ufunc in (np.equal, np.not_equal) and (other is None or isinstance(other, (str, bytes))):
+            # NB: NumPy's operator compares with no element equal (its ufunc has no such loop)
+            return np.full(self.shape, ufunc is np.not_equal)[()] if self.scalar else \
+                np.full(self.shape, ufunc is np.not_equal)
+        return ufunc(self, other)
+
+    return compare
+
+
 for _name, _ufunc in {"lt": np.less, "le": np.less_equal, "gt": np.greater,
                       "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}.items():
-    setattr(Tracer, f"__{_name}__", lambda self, other, _u=_ufunc: _u(self, other))
+    setattr(Tracer, f"__{_name}__", _compare(_ufunc))
 

@@ -154,6 +154,20 @@ def test_static_and_class_methods_static_argnames_by_position_and_the_cache_size
             elena_jax.functionalize(lambda a: a, cache_size=bad)
 
 
+def test_comparisons_with_strings_and_none_jax_functions_and_keys():
+    """``a == "x"`` and ``a != None`` are NumPy's arrays of no element equal (refused: no such ufunc
+    loop); a JAX function functionalized (jax.jit's, jnp.cumsum) and a PRNG key argument raised JAX's
+    TypeError or an AttributeError at no line (campaign M, session 32)."""
+    check_against_numpy(lambda a: (a == "x", a != "x", a == None, a != None, a != b"x"),  # noqa: E711
+                        np.arange(4.0))
+    for f in (jax.jit(lambda a: a * 2), jnp.cumsum):
+        with pytest.raises(elena_jax.UnsupportedError, match=r"the function given is JAX's own: call it as it is"):
+            elena_jax.functionalize(f)(np.arange(4.0))
+    with pytest.raises(elena_jax.UnsupportedError, match=r"argument key, an array of dtype key<fry>: not supported"
+                                                         r" by elena_jax \(JAX's own type"):
+        elena_jax.functionalize(lambda a, key: a * 2)(np.arange(3.0), jax.random.key(0))
+
+
 def test_pytree_arguments_and_results():
     @elena_jax.functionalize
     def f(d):
@@ -279,7 +293,7 @@ def test_outer_transformations_messages_name_what_to_do():
         with pytest.raises(TypeError, match=r"argument k is marked static .* mark it static there too .*"
                                             r"functools\.partial\(g, \.\.\.\), under jax\.vmap or jax\.grad"):
             transform(lambda x, k: g(x, k).sum(), argnums=1)(x, 2.0) if transform is jax.grad else transform(g)(x, 2)
-    with pytest.raises(elena_jax.UnsupportedError, match=r"dtype bfloat16 are not supported .*use float32"):
+    with pytest.raises(elena_jax.UnsupportedError, match=r"dtype bfloat16: not supported .*JAX's own type"):
         elena_jax.functionalize(lambda x: x * 2)(jnp.ones(3, jnp.bfloat16))
     (b,) = jax.export.symbolic_shape("b")
     with pytest.raises(elena_jax.UnsupportedError, match=r"argument x has symbolic dimensions, \(b, 6\) .*export it "

@@ -254,15 +254,18 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
         raise located(ValueError, f"operands could not be broadcast together with shapes {listed}") from None
 
 
-def check_dtype_supported(dtype: np.dtype) -> None:
-    if dtype.kind not in "biufc":  # NB: bfloat16 is kind "V": ml_dtypes', NumPy has no rules for it
-        raise located(UnsupportedError, f"arrays of dtype {dtype} are not supported by elena_jax"
-                      + (" (JAX's type, with no NumPy rules: use float32)" if dtype.name == "bfloat16" else ""))
+def check_dtype_supported(dtype: np.dtype, what: str = "arrays") -> None:
+    """UnsupportedError for ``what`` of a type elena_jax does not trace: no NumPy number (strings,
+    objects; JAX's bfloat16 and PRNG keys, of no NumPy rules), long double, another byte order."""
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "biufc":  # NB: bfloat16 is ml_dtypes' kind "V"
+        jax_own = not isinstance(dtype, np.dtype) or dtype.name == "bfloat16"
+        raise located(UnsupportedError, f"{what} of dtype {dtype}: not supported by elena_jax"
+                      + (" (JAX's own type, with no NumPy rules)" if jax_own else ""))
     if dtype.itemsize > {"f": 8, "c": 16}.get(dtype.kind, 8):
-        raise located(UnsupportedError, f"arrays of dtype {dtype} (long double) are not supported by elena_jax: "
+        raise located(UnsupportedError, f"{what} of dtype {dtype} (long double): not supported by elena_jax, "
                                         "JAX has no such type")
     if not dtype.isnative:
-        raise located(UnsupportedError, f"arrays of dtype {dtype.str} (not the machine's byte order) are not "
+        raise located(UnsupportedError, f"{what} of dtype {dtype.str} (not the machine's byte order): not "
                                         "supported by elena_jax; pass x.astype(x.dtype.newbyteorder('='))")
 
 
