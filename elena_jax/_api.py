@@ -958,10 +958,14 @@ def _params(params: dict) -> str:
 def explain(f: Callable, **options) -> Callable:
     """The side-table of ``f`` traced on these arguments: storages, views, ops, edges."""
     optimized = options.pop("optimize", True)
-    fz = functionalize(getattr(f, "f", f), **{**options, "optimize": False, "jit": False})
+    bound = ()
+    if isinstance(f, types.MethodType) and isinstance(f.__func__, Functionalized):  # NB: a decorated method
+        bound, f = (f.__self__,), f.__func__
+    given = dataclasses.asdict(f.options) if isinstance(f, Functionalized) else {}  # NB: its static_argnums...
+    fz = functionalize(getattr(f, "f", f), **{**given, **options, "optimize": False, "jit": False})
 
     def run(*args, **kwargs):
-        traced, _, _ = fz.trace(args, kwargs)
+        traced, _, _ = fz.trace((*bound, *args), kwargs)
         before = traced.program
         after = optimize(before) if optimized else before
         return Explanation(dataclasses.replace(traced, program=after), before)

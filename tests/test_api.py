@@ -395,6 +395,25 @@ def test_make_jaxpr_has_plain_lax_and_no_scatter_for_basic_views():
     assert "dynamic_update_slice" in text or "select" in text
 
 
+class Model:
+    k = 2.0
+
+    @elena_jax.functionalize
+    def step(self, a):
+        b = a.copy()
+        b[:, ::2] *= self.k
+        return b
+
+
+def test_explain_of_a_decorated_method_and_of_a_wrapper_with_static_arguments():
+    """explain(m.step) lost the instance ("missing 1 required positional argument") and explain of a
+    wrapper its static_argnums (a ConcretizationError where the call runs): campaign M, session 32."""
+    x = np.arange(12.0).reshape(3, 4)
+    assert "ufunc(name=multiply)" in str(elena_jax.explain(Model().step)(x))
+    g = elena_jax.functionalize(lambda a, n: a[:, : int(n)], static_argnums=1)
+    assert "== operations" in str(elena_jax.explain(g)(x, np.float64(2.0)))
+
+
 def test_explain_shows_storages_views_ops_and_edges():
     def f(a):
         a[1:] += a[:-1]
