@@ -414,6 +414,23 @@ def test_explain_of_a_decorated_method_and_of_a_wrapper_with_static_arguments():
     assert "== operations" in str(elena_jax.explain(g)(x, np.float64(2.0)))
 
 
+class Column:
+    """A stand-in for a pandas Series: its ``__array__`` makes its array with NumPy's functions."""
+
+    def __init__(self, values):
+        self._values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._values, dtype=dtype) * np.ones(len(self._values))
+
+
+def test_an_objects_array_made_by_numpy_functions_is_numpys():
+    """``np.asarray(column)`` inside f: the object's own ``__array__`` called np.asarray and np.ones,
+    which elena_jax traced, so NumPy got no array ("__array__ method not producing an array": campaign M)."""
+    column = Column(np.arange(4.0))
+    check_against_numpy(lambda a: a * np.asarray(column), np.ones(4))
+
+
 def test_explain_shows_storages_views_ops_and_edges():
     def f(a):
         a[1:] += a[:-1]

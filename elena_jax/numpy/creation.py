@@ -250,10 +250,12 @@ _depth = 0
 
 def traced_user_call(depth: int = 1) -> bool:
     """Whether a trace is active on this thread and the Python frame ``depth`` levels up (the
-    caller's, or the Python caller of compiled code in between) is user code."""
+    caller's, or the Python caller of compiled code in between) is user code, but for an
+    ``__array__`` method, whose NumPy array NumPy asks for (a pandas Series' ``np.asarray(self._values)``)."""
     if current_trace() is None:
         return False
-    return is_user_file(sys._getframe(depth + 1).f_code.co_filename)
+    code = sys._getframe(depth + 1).f_code
+    return is_user_file(code.co_filename) and code.co_name != "__array__"
 
 
 def _dispatcher(original, impl):
