@@ -15,12 +15,14 @@ _SUBMODULES = ("numpy.linalg", "numpy.lib.stride_tricks", "numpy.fft")
 
 
 def supported() -> list[str]:
-    """Every NumPy name elena_jax traces, sorted."""
+    """Every NumPy function, ufunc and ufunc method elena_jax traces, sorted (docs/supported.md lists
+    them, with the ndarray methods). Not the functions whose output shape depends on the data
+    (np.nonzero, np.unique): their rules give NumPy's answer of known values and refuse traced ones."""
     ufunc_methods = ("reduce", "accumulate", "outer", "at", "reduceat")
     names = {f"numpy.{n}" for n in UFUNCS if n not in ufunc_methods}
     names |= {f"numpy.ufunc.{m}" for m in ufunc_methods if m in UFUNCS}
     for f, rule in FUNCTIONS.items():
-        if getattr(rule, "refused", None):
+        if getattr(rule, "refused", None) or getattr(rule, "data_dependent", False):
             continue
         module = getattr(f, "__module__", "numpy") or "numpy"
         prefix = next((p for p in _SUBMODULES if p.rsplit(".", 1)[-1] in module), "numpy")

@@ -41,7 +41,6 @@ def render() -> str:
     creation = {f"numpy.{n}" for n in CREATION}
     refused = {f"numpy.{f.__name__}" for f, rule in FUNCTIONS.items()
                if getattr(rule, "data_dependent", False)}
-    names = [n for n in names if n not in refused]
     groups = {
         "Ufuncs": [n for n in names if n.count(".") == 1 and _is_ufunc(n)],
         "Ufunc methods": [n for n in names if n.startswith("numpy.ufunc.")],
