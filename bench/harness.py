@@ -397,6 +397,8 @@ class CaseRun:
                     self.peers.add(key)
                 self.record(key, lambda fn=fn, key=key: self.jax_peer(fn, key))
         self.record("numba", self.numba_peer)
+        if torch is None:  # NB: an optional peer, as tensorflow's: skipped, not failed
+            self.skip.update({name: "not installed" for name in ("torch", "torch_compile")})
         self.record("torch", lambda: self.torch_peer(compiled=False))
         self.record("torch_compile", lambda: self.torch_peer(compiled=True))
         self.progress("timing")

@@ -174,6 +174,16 @@ def test_failing_peer_is_recorded_not_raised(tmp_path, monkeypatch):
     assert "RuntimeError" in failed["traceback"][-1]
 
 
+def test_optional_torch_peers_not_installed_are_skipped(monkeypatch):
+    """Without torch (the '.[dev]' install has none) its peers were recorded as failed (campaign M)."""
+    import bench.harness as harness
+
+    monkeypatch.setattr(harness, "torch", None)
+    row = harness.run_case(CASES["bbox_flip"], 100, repeats=3, peers=["numpy", "torch", "torch_compile"])
+    for name in ("torch", "torch_compile"):
+        assert row["results"][name] == {"status": "skipped", "error": "not installed"}
+
+
 @needs_elena
 def test_hiding_counts_kernels_of_every_variant(capsys):
     from bench import hiding
