@@ -21,7 +21,6 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-import numpy.lib._function_base_impl as _function_base  # NB: NumPy's private steps of np.i0 (NumPy 2)
 
 from .. import view as V
 from ..errors import ConcretizationError, UnsupportedError, located, user_location
@@ -831,7 +830,9 @@ def i0(x):
     if x.dtype.kind != "f":
         x = x.astype(float)
     x = np.abs(x)
-    return np.piecewise(x, [x <= 8.0], [_function_base._i0_1, _function_base._i0_2])
+    from numpy.lib import _function_base_impl as steps  # NB: NumPy's private ones (NumPy 2): only np.i0 needs them
+
+    return np.piecewise(x, [x <= 8.0], [steps._i0_1, steps._i0_2])
 
 
 def _one_condition(x: Tracer, condlist) -> bool:
