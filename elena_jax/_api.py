@@ -24,7 +24,7 @@ import types
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -284,6 +284,33 @@ class Functionalized:
             kwargs = {k: _Static(v) if k in o.static_argnames else v for k, v in kwargs.items()}
         return args, kwargs
 
+    def _refuse_changed_containers(self, args, kwargs, treedef, inputs: list, out) -> None:
+        """Refuse a change to the containers of an argument that ``f`` does not return: a new array
+        or number in a list or dict (``state["t"] += 1`` of an int, ``log.append(y)``), an item removed,
+        an attribute of a pytree object rebound (``self.s = ...``). NumPy's caller would see it, but
+        an argument's pytree is rebuilt for the call (as by jax.jit), so it would be lost, and a later
+        call, replaying this one's program, would compute from the old state. An array written in
+        place (``state["x"] += 1``) is the argument's own, written back."""
+        before = self._mark_static(*jax.tree_util.tree_unflatten(treedef, inputs))
+        after = self._mark_static(args, kwargs)
+        try:
+            params = [p.name for p in inspect.signature(self.f).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            params = []
+        names = [params[i] if i < len(params) else f"{i}" for i in range(len(args))] + list(kwargs)
+        pairs = [*zip(before[0], after[0], args), *((before[1][k], after[1][k], kwargs[k]) for k in kwargs)]
+        for name, (old, new, given) in zip(names, pairs):
+            (was, was_tree), (now, now_tree) = jax.tree_util.tree_flatten(old), jax.tree_util.tree_flatten(new)
+            if _returned(given, out) or now_tree == was_tree and all(
+                    (a.value is b.value) if isinstance(a, _Static) else a is b for a, b in zip(now, was)):
+                continue
+            raise UnsupportedError(
+                f"the function changes what argument {name} holds (a new array or number in it, an item added or "
+                "removed, an attribute rebound): an argument's containers are rebuilt for the call (as by "
+                "jax.jit), so the caller would not see the change; return the container (an array written in "
+                f"place reaches the caller)\n  in {_described(self.f)}")
+
     def _traced(self, leaf) -> bool:
         """Whether a leaf of the (marked) arguments is traced: an array or a NumPy float, or with
         ``trace_scalars`` a Python number or NumPy integer (not a bool). NB: a NumPy integer traced
@@ -347,7 +374,7 @@ class Functionalized:
             if caught is not None:  # NB: float(x.max()) in a try whose except takes another path
                 raise caught
             _refuse_escaped(self.f, trace, [v for v in arguments.tracers if not isinstance(v, Tracer)])
-            _refuse_rebound(self.f, (args, kwargs), arguments.tracers, out)
+            self._refuse_changed_containers(args, kwargs, treedef, arguments.tracers, out)
             out_leaves, out_tree = jax.tree_util.tree_flatten(out)
             by = _described(self.f)
             for x in out_leaves:
@@ -443,6 +470,8 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
     target, bound = _unbound(f)
     places = [("an argument bound by functools.partial", v) for v in bound]
     places += [("an object it was passed (self of a method, an argument)", v) for v in statics]
+    places += [(f"{v.__name__}.{k}", w) for v in statics if isinstance(v, type)  # NB: cls of a classmethod
+               for k, w in vars(v).items() if not k.startswith("__")]
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
         owner = target.__self__
     elif inspect.isfunction(target):
@@ -472,44 +501,9 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
                 f"there); return the value instead (with elena_jax.pure, the new state)\n  in {_described(f)}")
 
 
-def _refuse_rebound(f: Callable, given: tuple, inputs: list, out) -> None:
-    """Refuse a new array that ``f`` put into a list or dict it was passed and does not return
-    (``state["x"] = state["x"] + 1``, ``log.append(y)``): NumPy's caller would see it there, but
-    containers are arguments' pytrees here, rebuilt for the call (as by jax.jit), so it would be lost.
-    An array written in place (``state["x"] += 1``) is the argument's own, written back."""
-    own = {id(t) for t in inputs if isinstance(t, Tracer)}
-    returned = {id(c) for c in _containers(out)}
-
-    def visit(value, path: str) -> None:
-        if id(value) in returned:
-            return
-        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) \
-            else ()
-        for k, v in items:
-            if isinstance(v, Tracer) and id(v) not in own:
-                raise UnsupportedError(f"the function puts a new array into {path}[{k!r}], a container it was "
-                                       "passed: containers of arguments are rebuilt for the call (as by jax.jit), "
-                                       "so the caller would not see it; return the container or the array instead "
-                                       "(an array it holds, written in place, reaches the caller)\n"
-                                       f"  in {_described(f)}")
-            visit(v, f"{path}[{k!r}]")
-
-    args, kwargs = given
-    try:
-        named = inspect.signature(f).bind_partial(*args, **kwargs).arguments
-    except (TypeError, ValueError):
-        named = {**{f"argument {i}": a for i, a in enumerate(args)}, **kwargs}
-    for name, a in named.items():
-        visit(a, name)
-
-
-def _containers(value) -> Iterator:
-    """The lists and dicts in ``value``, nested."""
-    if isinstance(value, (list, dict)):
-        yield value
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
-    for v in children:
-        yield from _containers(v)
+def _returned(value, out) -> bool:
+    """Whether ``value`` (a container) is ``out`` or in its pytree."""
+    return any(x is value for x in jax.tree_util.tree_leaves(out, is_leaf=lambda x: x is value))
 
 
 def _unbound(f: Callable) -> tuple[Callable, list]:
@@ -549,8 +543,10 @@ def _holds(value: Any, trace: Trace, depth: int = 2) -> bool:
         return False
     if isinstance(value, (list, tuple)):
         inner = value if len(value) <= 2 * _ENDS else [*value[:_ENDS], *value[-_ENDS:]]
-    elif isinstance(value, (dict, set, frozenset)):
-        inner = itertools.islice(value.values() if isinstance(value, dict) else value, 2 * _ENDS)
+    elif isinstance(value, dict):  # NB: its ends too: a new key goes last
+        inner = [*itertools.islice(value.values(), _ENDS), *itertools.islice(reversed(value.values()), _ENDS)]
+    elif isinstance(value, (set, frozenset)):
+        inner = itertools.islice(value, 2 * _ENDS)
     else:
         inner = (v for _, v in _attributes(value))
     return any(_holds(x, trace, depth - 1) for x in inner)
@@ -799,7 +795,7 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
         return type(f)(functionalize(f.__func__, static_argnums=static_argnums, static_argnames=static_argnames,
                                      jit=jit, optimize=optimize, trace_scalars=trace_scalars, cache_size=cache_size,
                                      checked=checked, fma=fma))
-    if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
+    if isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer)) or cache_size < 1:
         raise located(ValueError, f"cache_size must be a positive number of programs, not {cache_size!r}")
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)

@@ -1756,7 +1756,8 @@ WRITTEN_CONSTANTS = [
     # lists beside traced values, through a traced mask, into np.fill_diagonal and fill (session 32's review)
     "u[0:2] = [u[0], 300]", "u[[0, 1]] = [u[0], 300]", "f[0, 0:2] = [f[0, 0], 1j]", "i[0:2] = [i[0], np.nan]",
     "u[u > 2] = [300]", "u[u < 2] = [7]", "np.fill_diagonal(f[:, :3], [1j])", "np.fill_diagonal(f, [f[0, 1], 5.0])",
-    "np.fill_diagonal(u.reshape(2, 2), [1, 300])", "f.fill([1])", "i.fill((1,))"]
+    "np.fill_diagonal(u.reshape(2, 2), [1, 300])", "f.fill([1])", "i.fill((1,))",
+    "i[:2] = [np.float64(np.nan), i[0]]", "i[:2] = [np.int64(2**40), i[0]]"]
 
 
 @pytest.mark.parametrize("stmt", WRITTEN_CONSTANTS)
@@ -1931,12 +1932,15 @@ def test_piecewise_with_functions_of_each_element_is_numpys(name):
                                lambda x: np.piecewise(x.reshape(2, 3), [[True, False], [False, True]],
                                                       [np.arange(3.0), lambda v: v * 2]),
                                lambda x: np.piecewise(x.reshape(2, 3), x.reshape(2, 3) > 0, [lambda v: v * v.ndim]),
-                               lambda x: np.piecewise(x[0], [x[0] < 0], [lambda v: v[0] * 2, 1.0])])
+                               lambda x: np.piecewise(x[0], [x[0] < 0], [lambda v: v[0] * 2, 1.0]),
+                               lambda x: np.piecewise(x, [x < 1], ["3", 0]),
+                               lambda x: np.piecewise(x[:0], [x[:0] < 1], [lambda v: v - v.max(), np.sort]),
+                               lambda x: np.polyfit(x, x.astype(np.int64) ** 2, 2, cov=True)])
 def test_piecewise_constants_and_ranks_are_numpys(f):
     """Constants are converted as NumPy's ``y[cond] = value`` converts them (1j into floats: TypeError;
     NaN into integers: ValueError; a NumPy NaN by a cast); a function sees NumPy's rank (the selected
-    elements on one axis: ``v.ndim`` is 1), one element of a 0-d x is NumPy's one call (session 32's
-    review)."""
+    elements on one axis: ``v.ndim`` is 1), one element of a 0-d x is NumPy's one call, no element
+    none (session 32's reviews; beside, np.polyfit's covariance of integers)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NB: the cast of a NumPy NaN warns, in NumPy too
         check(f, np.arange(6.0) - 2)

@@ -110,7 +110,9 @@ def stand_in(x, full: bool = False, fill: int | str = 1, constants: bool = False
     With ``constants``, NumPy arrays are cut to their first element per axis too, beside the traced ones."""
     if isinstance(x, Tracer):  # NB: empty axes stay empty (np.polyval of no coefficients is x's zeros)
         if fill == "random":  # NB: values in general position: no matrix of them is singular
-            return np.random.default_rng(x.size).standard_normal(x.shape).astype(x.dtype)
+            rng = np.random.default_rng(x.storage.id)  # NB: operands of one size apart too
+            values = rng.integers(-1000, 1000, x.shape) if x.dtype.kind in "iu" else rng.standard_normal(x.shape)
+            return values.astype(x.dtype)
         if x.scalar:  # NB: a traced Python number stands in as one (weak: np.percentile(f32, q) is float32)
             value = np.full((), fill, x.dtype)[()]
             return value.item() if x.weak else value

@@ -52,6 +52,7 @@ from .functions import (
     jnp_function,
     traced_linspace,
 )
+from .indexing import value_fits
 
 # NumPy computes these in floating point (float64 for integers, and for float32 where its
 # result is float64: np.cov).
@@ -790,6 +791,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
                       f"{len(conditions) + 1} functions are expected")
     y = np.zeros_like(x)
     for cond, func in zip(conditions, funclist):
+        if callable(func) and x.size == 0:
+            continue  # NB: NumPy calls a function on selected elements only
         # NB: a condition of fewer axes than x selects along x's leading ones, as a boolean index
         values = _elementwise(func, x, cond.ndim, args, kw) if callable(func) else _selection_value(
             func, y.dtype, x.shape[cond.ndim:])
@@ -802,21 +805,13 @@ def _selection_value(value, dtype: np.dtype, each: tuple[int, ...]):
     as NumPy converts it: a Python number or a list into ``dtype`` itself (NaN into integers:
     ValueError; 1j into floats: TypeError), an array by a cast; one that broadcasts to ``each``
     (more values fit one count of selected elements only)."""
-    if isinstance(value, (int, float, complex, list, tuple)) and not has_tracer(value):
+    if isinstance(value, (int, float, complex, str, bytes, list, tuple)) and not has_tracer(value):
         value = np.array(value, dtype=dtype)
-    if not _broadcasts_into(shape_of(value), each):
+    if not value_fits(shape_of(value), each):
         raise ConcretizationError(f"np.piecewise with a value of shape {shape_of(value)}: NumPy writes it at the "
                                   "selected elements, so it fits one count of them only, a data-dependent shape\n"
                                   f"  at {user_location()}")
     return value
-
-
-def _broadcasts_into(shape: tuple[int, ...], each: tuple[int, ...]) -> bool:
-    """Whether a value of ``shape`` fits any number of selected elements of shape ``each``."""
-    shape = tuple(shape)
-    while len(shape) > len(each) and shape[0] == 1:
-        shape = shape[1:]
-    return len(shape) <= len(each) and all(m in (1, n) for m, n in zip(shape[::-1], each[::-1]))
 
 
 @implements(np.i0)
@@ -873,7 +868,7 @@ def _elementwise(func, x: Tracer, lead: int, args, kw):
         except Exception:  # noqa: BLE001 (the function itself fails on one element: it depends on their number)
             one = ones = None
         if ones is None or _signature(ones) != _signature(ops) or (
-                isinstance(one, Tracer) and not _broadcasts_into(one.shape, (1, *each))):
+                isinstance(one, Tracer) and not value_fits(one.shape, (1, *each))):
             reason = "depends on the number of elements (len(v), v.size, v.shape)"
     if reason is not None:
         name = getattr(func, "__name__", type(func).__name__)

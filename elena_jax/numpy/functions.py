@@ -844,6 +844,8 @@ def _of_values_apart(func, args, kwargs):
         return None
     try:
         return run_numpy(func, args, kwargs, full=True, fill="random")
+    except np.linalg.LinAlgError:  # NB: a ValueError, of the values still
+        return None
     except (TypeError, ValueError, IndexError) as e:  # NB: of values in general position: of the shapes
         raise e from None  # (np.polyfit(cov=True) of too few points)
     except Exception:  # noqa: BLE001

@@ -234,10 +234,6 @@ def _gather_order(a: Tracer, template, arrays, ndim: int) -> tuple[int, ...]:
     return tuple(range(at, at + index_ndim)) + tuple(inner)
 
 
-def _broadcasts_to(shape, target) -> bool:
-    return len(shape) <= len(target) and all(n in (1, m) for n, m in zip(shape[::-1], target[::-1]))
-
-
 def setitem(a: Tracer, key, value) -> None:
     trace = a._trace
     a.check_writeable()
@@ -279,7 +275,7 @@ def check_elements(value, dtype: np.dtype) -> None:
         return
     for x in leaves(value):
         if not isinstance(x, Tracer):
-            np.array(x, dtype=dtype)
+            np.array([x], dtype=dtype)  # NB: in a list: a NumPy NaN into integers raises (cast alone, it does not)
 
 
 def _written_constant(value, dtype: np.dtype, ndim: int) -> np.ndarray:
@@ -363,12 +359,18 @@ def _refuse_overlapping_mask(mask: Tracer, aligned: V.View, dst: Tracer, constru
 
 
 def _check_value_shape(value, shape) -> None:
-    vshape = trimmed = tuple(shape_of(value))
-    while len(trimmed) > len(shape) and trimmed[0] == 1:  # NB: NumPy drops leading unit axes the target lacks
-        trimmed = trimmed[1:]
-    if not _broadcasts_to(trimmed, shape):
-        raise located(ValueError, f"could not broadcast input array from shape {shape_text(vshape)} "
+    if not value_fits(shape_of(value), shape):
+        raise located(ValueError, f"could not broadcast input array from shape {shape_text(shape_of(value))} "
                       f"into shape {shape_text(shape)}")
+
+
+def value_fits(vshape, shape) -> bool:
+    """Whether a value of ``vshape`` can be written into ``shape``: it broadcasts there once the
+    leading axes of one that the target lacks are dropped, as NumPy drops them."""
+    trimmed = tuple(vshape)
+    while len(trimmed) > len(shape) and trimmed[0] == 1:
+        trimmed = trimmed[1:]
+    return _broadcasts_to(trimmed, shape)
 
 
 def _check_mask_shape(mask, shape) -> None:
