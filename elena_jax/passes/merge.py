@@ -75,6 +75,9 @@ EXPENSIVE = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "c
              "arcsinh", "arccosh", "arctanh", "hypot", "floor_divide", "remainder", "fmod", "logaddexp"}
 
 
+_SELECTS = 16  # the most pieces an assemble places by selects over the whole storage
+
+
 def _lowerings(ops: list[Op]) -> list[Op]:
     """Every assemble marked with how it is lowered, in one pass over the program."""
     writer: dict[int, Op] = {}  # storage id -> its latest writer so far
@@ -83,7 +86,11 @@ def _lowerings(ops: list[Op]) -> list[Op]:
     for i, op in enumerate(ops):
         if op.prim == "assemble":
             lanes = interleaved(op) if op.params["covering"] else placed_lanes(op)
-            params = {**op.params, "materialize": _read_in_part(ops, i), "slices": _all_expensive(op, writer, uses),
+            # NB: a select per piece costs a pass over the storage each: many pieces (a loop's 200 row
+            # writes) are update slices, one piece's size each (an EWMA of 200 steps: 16 ms, then 3)
+            many = len(op.params["views"]) > _SELECTS
+            params = {**op.params, "materialize": _read_in_part(ops, i),
+                      "slices": many or _all_expensive(op, writer, uses),
                       "stack": lanes is not None and wide(lanes)}
             op = op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
         out.append(op)

@@ -85,13 +85,14 @@ def reassociate_chains(program: Program) -> Program:
             if not isinstance(t, Access) or t.view != contiguous(t.storage.shape):
                 continue
             s = t.storage
-            writers = [i for i, op in enumerate(ops) if any(a.storage is s for a in op.outs)]
-            i = max((w for w in writers if w < j), default=None)
+            # NB: the nearest writer, searched backwards (all writers of every operand: quadratic)
+            i = next((w for w in range(j - 1, -1, -1) if any(a.storage is s for a in ops[w].outs)), None)
             c = second.ins[1] if second.ins[0] is t else second.ins[0]
             if i is None or not _regroupable(new, ops, i, j, t, c):
                 continue
             first = ops[i]
             # NB: the first op's storage holds the combined operands when nothing else uses it
+            writers = [w for w, op in enumerate(ops) if any(a.storage is s for a in op.outs)]
             alone = writers == [i] and sum(x.storage is s for op in ops for x in op.reads()) == 1
             combined = t if alone else temporary(new, t.view.shape, s.dtype, f"regrouped chain on S{s.id}")
             ops[i : j + 1] = [*ops[i + 1 : j],
