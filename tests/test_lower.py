@@ -246,6 +246,19 @@ def test_many_pieces_of_a_storage_are_placed_by_update_slices():
     assert text.count("dynamic_update_slice") >= 39 and text.count("stablehlo.select") < 8
 
 
+@pytest.mark.parametrize("f", [lambda v: v + np.arange(v.size),
+                               lambda v: v.reshape(50, 100) * np.arange(v.size).reshape(50, 100),
+                               lambda v: v + np.arange(5, 5 + 3 * v.size, 3).astype(np.float32),
+                               lambda v: v + np.arange(v.size, dtype=np.uint8), lambda v: v - np.arange(v.size)[::-1]])
+def test_integer_ramps_made_inside_are_computed_not_embedded(f):
+    """np.arange(n) made inside f was embedded in the program whole (8 MB of StableHLO for 1e6
+    elements, the compile twice as long: campaign N); a ramp of integers is computed from an iota."""
+    x = np.ones(5000)
+    check_against_numpy(f, x)
+    with jax.enable_x64(True):
+        assert len(jax.jit(elena_jax.pure(f)).lower(x).as_text()) < 5000
+
+
 def interior_of_a_small_grid(lab):
     p = np.zeros((lab.shape[0] + 2, lab.shape[1] + 2))
     p[1:-1, 1:-1] = lab
