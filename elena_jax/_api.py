@@ -469,7 +469,10 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
     tuples, sets, dicts and objects' attributes there (`_holds`)."""
     target, bound = _unbound(f)
     places = [("an argument bound by functools.partial", v) for v in bound]
-    places += [("an object it was passed (self of a method, an argument)", v) for v in statics]
+    # NB: attribute by attribute, as a bound method's instance (self.layers[i].x of a decorated method)
+    places += [(f".{k} of an object it was passed (self of a method, an argument)", w)
+               for v in statics if not isinstance(v, type) for k, w in _attributes(v)]
+    places += [("an object it was passed (a static argument)", v) for v in statics]
     places += [(f"{v.__name__}.{k}", w) for v in statics if isinstance(v, type)  # NB: cls of a classmethod
                for k, w in vars(v).items() if not k.startswith("__")]
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
