@@ -1900,7 +1900,11 @@ ELEMENTWISE = {"square": lambda v: v ** 2, "sqrt": np.sqrt, "where": lambda v: n
                "round": lambda v: np.round(v, 2), "sinc": np.sinc, "complex": lambda v: v * 1j,
                "int8": lambda v: (v * 3).astype(np.int8), "constant": lambda v: 7,
                "full": lambda v: np.full(v.shape, 2.0),
-               "outer_scalar": lambda v: v * OUTER[1], "gauss": lambda v: np.exp(-(v ** 2) / 2) / np.sqrt(2 * np.pi)}
+               "outer_scalar": lambda v: v * OUTER[1], "gauss": lambda v: np.exp(-(v ** 2) / 2) / np.sqrt(2 * np.pi),
+               # jax.numpy's elementwise functions, of tables read whole (session 32's second review)
+               "isclose": lambda v: np.isclose(v, 1.0) * 1.0, "angle": np.angle,
+               "select": lambda v: np.select([v > 0], [v * 3]), "polyval": lambda v: np.polyval([1.0, 2.0, 0.5], v),
+               "interp": lambda v: np.interp(v, [0.0, 1.0, 5.0], [0.0, 2.0, 3.0])}
 NOT_ELEMENTWISE = {"sum": lambda v: v.sum() + v, "positions": lambda v: np.arange(len(v)) + v,
                    "reversed": lambda v: v[::-1],
                    "sort": np.sort, "cumsum": np.cumsum, "centred": lambda v: v - v.mean(), "first": lambda v: v[0] + v,
@@ -1909,7 +1913,8 @@ NOT_ELEMENTWISE = {"sum": lambda v: v.sum() + v, "positions": lambda v: np.arang
                    # the number of elements: NumPy's is the count of selected ones (session 32's review)
                    "by_length": lambda v: v / len(v), "by_size": lambda v: v * v.size,
                    "full_of_size": lambda v: np.full_like(v, v.size), "if_size": lambda v: v * 2 if v.size > 3 else v,
-                   "own_length_constant": lambda v: v * np.full(6, 2.0)}
+                   "own_length_constant": lambda v: v * np.full(6, 2.0),
+                   "polyval_of_itself": lambda v: np.polyval(v, v), "interp_in_itself": lambda v: np.interp(v, v, v)}
 OUTER = np.arange(1.0, 7.0)
 
 

@@ -842,7 +842,10 @@ def _one_condition(x: Tracer, condlist) -> bool:
 
 # What a function of np.piecewise may record and still compute each element from that element alone.
 _ELEMENTWISE_PRIMS = {"ufunc", "copy", "where", "full", "check"}
-_ELEMENTWISE_JNP = {"sinc", "nan_to_num", "fix"}
+# Of jax.numpy's functions, those elementwise in their operands, but those at the indices listed
+# (a polynomial's coefficients, interp's table), which may be any value read whole.
+_ELEMENTWISE_JNP = {"sinc": (), "nan_to_num": (), "fix": (), "isclose": (), "angle": (), "select": (),
+                    "polyval": (0,), "interp": (1, 2)}
 
 
 def _elementwise(func, x: Tracer, lead: int, args, kw):
@@ -896,6 +899,10 @@ def _signature(recorded) -> list:
             if op.prim != "copy" or constants]
 
 
+def _aligned_read(a, aligned: set) -> bool:
+    return isinstance(a, Access) and a.storage in aligned
+
+
 def _not_elementwise(recorded, shape: tuple, result) -> str | None:
     """Why the recorded call does not compute each element from the one at its position, or None."""
     ops, v = recorded
@@ -915,6 +922,7 @@ def _not_elementwise(recorded, shape: tuple, result) -> str | None:
             and a.view == V.contiguous(shape)
 
     for op in ops:
+        tables = _ELEMENTWISE_JNP.get(op.params.get("name"), ()) if op.prim == "jnp" else ()
         elementwise = op.prim in _ELEMENTWISE_PRIMS or op.prim == "jnp" and op.params.get("name") in _ELEMENTWISE_JNP
         whole = all(o.view == V.contiguous(o.storage.shape) for o in op.outs)
         if any(o.storage.id <= storages and o.storage not in aligned for o in op.outs):
@@ -926,7 +934,8 @@ def _not_elementwise(recorded, shape: tuple, result) -> str | None:
             continue
         aligned.update(o.storage for o in op.outs)
         if not (elementwise and whole and all(o.storage.shape == shape for o in op.outs)
-                and all(uniform(a) or along(a) for a in op.ins)):
+                and all(not _aligned_read(a, aligned) if k in tables else uniform(a) or along(a)
+                        for k, a in enumerate(op.ins))):
             return "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
     if isinstance(result, Tracer) and not (along(result.access) or uniform(result.access)) \
             or not isinstance(result, Tracer) and np.size(result) > 1:
