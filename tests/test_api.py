@@ -424,11 +424,19 @@ class Column:
         return np.asarray(self._values, dtype=dtype) * np.ones(len(self._values))
 
 
+class Frame(Column):
+    def __array__(self, dtype=None, copy=None):
+        return self._stacked(dtype)  # NB: through a helper method (session 32's second review)
+
+    def _stacked(self, dtype):
+        return np.stack([np.asarray(self._values, dtype=dtype), np.zeros(len(self._values))])
+
+
 def test_an_objects_array_made_by_numpy_functions_is_numpys():
     """``np.asarray(column)`` inside f: the object's own ``__array__`` called np.asarray and np.ones,
     which elena_jax traced, so NumPy got no array ("__array__ method not producing an array": campaign M)."""
-    column = Column(np.arange(4.0))
-    check_against_numpy(lambda a: a * np.asarray(column), np.ones(4))
+    column, frame = Column(np.arange(4.0)), Frame(np.arange(4.0))
+    check_against_numpy(lambda a: (a * np.asarray(column), a * np.asarray(frame)), np.ones(4))
 
 
 def test_explain_shows_storages_views_ops_and_edges():

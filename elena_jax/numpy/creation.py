@@ -250,12 +250,19 @@ _depth = 0
 
 def traced_user_call(depth: int = 1) -> bool:
     """Whether a trace is active on this thread and the Python frame ``depth`` levels up (the
-    caller's, or the Python caller of compiled code in between) is user code, but for an
-    ``__array__`` method, whose NumPy array NumPy asks for (a pandas Series' ``np.asarray(self._values)``)."""
+    caller's, or the Python caller of compiled code in between) is user code, but for code an
+    ``__array__`` method runs (its own or a helper's), whose NumPy array NumPy asks for (a pandas
+    Series' ``np.asarray(self._values)``)."""
     if current_trace() is None:
         return False
-    code = sys._getframe(depth + 1).f_code
-    return is_user_file(code.co_filename) and code.co_name != "__array__"
+    frame = sys._getframe(depth + 1)
+    if not is_user_file(frame.f_code.co_filename):
+        return False
+    while frame is not None and is_user_file(frame.f_code.co_filename):
+        if frame.f_code.co_name == "__array__":
+            return False
+        frame = frame.f_back
+    return True
 
 
 def _dispatcher(original, impl):
