@@ -351,6 +351,16 @@ def test_accumulate_into_an_out_of_another_shape_raises_numpys_error(f):
     assert isinstance(check(f, arr((4, 4))), ValueError)
 
 
+def test_accumulate_into_an_out_of_another_shape_is_decided_alike_at_any_size():
+    """NumPy was asked on zeros of the shapes up to 65,536 elements, beyond which the same call was
+    refused (session 32's review): it is asked on small shapes of the same equalities."""
+    big = np.ones((2, 70000))
+    with pytest.raises(ValueError, match="provided out is the wrong size"):
+        elena_jax.functionalize(lambda a: np.cumsum(a[0, :69999], out=a[0]))(big)
+    with pytest.raises(elena_jax.UnsupportedError, match=r"give out the result's shape"):
+        elena_jax.functionalize(lambda a: np.add.accumulate(a[:1], axis=0, out=a))(big)
+
+
 def test_accumulate_into_a_0d_out_raises():
     """NumPy 2.4 crashes on a 0-d out= of an accumulation (a segmentation fault, seen when elena_jax
     asked it for its error): elena_jax raises the ValueError of a wrong size without asking."""

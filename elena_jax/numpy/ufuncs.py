@@ -457,14 +457,15 @@ def ufunc_accumulate(ufunc, a, axis=0, dtype=None, out=None):
 
 def _refuse_accumulating_into(ufunc, a: Tracer, axis: int, dtype, out) -> None:
     """An out= of another shape than the accumulation's: NumPy's ValueError where it refuses it
-    (run on zeros of the shapes, when small), else refused: NumPy's iterator then broadcasts ``a``
-    and writes part of ``out`` only (an axis of one element, extra axes of out)."""
+    (run on zeros of small shapes that keep which lengths are equal, and which are 0 or 1), else
+    refused: NumPy's iterator then broadcasts ``a`` and writes part of ``out`` only (an axis of
+    one element, extra axes of out)."""
     if not shape_of(out):  # NB: NumPy 2.4 crashes (a segmentation fault) on a 0-d out
         raise located(ValueError, "provided out is the wrong size for the accumulation.")
-    if a.size <= 1 << 16 and int(np.prod(shape_of(out))) <= 1 << 16:
-        with np.errstate(all="ignore"):
-            ufunc.accumulate(np.zeros(a.shape, a.dtype), axis=axis, dtype=dtype, out=np.zeros(shape_of(out),
-                                                                                            dtype_of(out)))
+    lengths = {n: k + 2 for k, n in enumerate(sorted({n for n in (*a.shape, *shape_of(out)) if n > 1}))}
+    with np.errstate(all="ignore"):
+        ufunc.accumulate(np.zeros([lengths.get(n, n) for n in a.shape], a.dtype), axis=axis, dtype=dtype,
+                         out=np.zeros([lengths.get(n, n) for n in shape_of(out)], dtype_of(out)))
     raise located(UnsupportedError, f"np.{ufunc.__name__}.accumulate of shape {a.shape} into an out= of shape "
                   f"{shape_of(out)}: give out the result's shape")
 
