@@ -239,6 +239,11 @@ class Functionalized:
                 # strongly typed in NumPy 2's promotion (NEP 50): a 0-d array of its dtype, not weak
                 python = isinstance(leaf, _SCALARS) and not isinstance(leaf, np.generic)
                 dtype = np.asarray(leaf).dtype if python else np.dtype(leaf.dtype)
+                if not all(isinstance(n, int) for n in np.shape(leaf)):  # NB: only a JAX tracer's can be symbolic
+                    raise located(UnsupportedError, f"argument {self._paths(args, kwargs)[len(leaves)]} has "
+                                  f"symbolic dimensions, {np.shape(leaf)} (jax.export's shape polymorphism): "
+                                  "elena_jax traces the views and writes of concrete shapes; export it with "
+                                  "concrete ones")
                 nature = "weak" if python or _weak_jax_scalar(leaf) else "scalar" if isinstance(leaf, np.generic) \
                     else "array"
                 key.append((tuple(np.shape(leaf)), dtype, True, nature))
@@ -266,11 +271,6 @@ class Functionalized:
                                   "is neither an array nor hashable; make it an array or a static argument "
                                   "(a tuple, number or string)") from None
                 key.append(("static", static_type, value, _zero_signs(value)))
-        for i, leaf in enumerate(leaves):
-            if not all(isinstance(n, int) for n in np.shape(leaf)):
-                raise located(UnsupportedError, f"argument {self._paths(args, kwargs)[i]} has symbolic dimensions, "
-                              f"{np.shape(leaf)} (jax.export's shape polymorphism): elena_jax traces the views and "
-                              "writes of concrete shapes; export it with concrete ones")
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
         return treedef, leaves, tuple(key), memories
@@ -302,8 +302,8 @@ class Functionalized:
         pairs = [*zip(before[0], after[0], args), *((before[1][k], after[1][k], kwargs[k]) for k in kwargs)]
         for name, (old, new, given) in zip(names, pairs):
             (was, was_tree), (now, now_tree) = jax.tree_util.tree_flatten(old), jax.tree_util.tree_flatten(new)
-            if _returned(given, out) or now_tree == was_tree and all(
-                    (a.value is b.value) if isinstance(a, _Static) else a is b for a, b in zip(now, was)):
+            if now_tree == was_tree and all((a.value is b.value) if isinstance(a, _Static) else a is b
+                                            for a, b in zip(now, was)) or _returned(given, out):
                 continue
             raise UnsupportedError(
                 f"the function changes what argument {name} holds (a new array or number in it, an item added or "
@@ -472,7 +472,8 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
     # NB: attribute by attribute, as a bound method's instance (self.layers[i].x of a decorated method)
     places += [(f".{k} of an object it was passed (self of a method, an argument)", w)
                for v in statics if not isinstance(v, type) for k, w in _attributes(v)]
-    places += [("an object it was passed (a static argument)", v) for v in statics]
+    places += [("an object it was passed (a static argument)", v) for v in statics
+               if isinstance(v, (list, tuple, dict, set, frozenset))]  # NB: an object's attributes are above
     places += [(f"{v.__name__}.{k}", w) for v in statics if isinstance(v, type)  # NB: cls of a classmethod
                for k, w in vars(v).items() if not k.startswith("__")]
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
@@ -790,14 +791,12 @@ def functionalize(f: Callable | None = None, *, static_argnums=(), static_argnam
     and the sum it feeds into one fused multiply-add (one rounding, as in
     hand-written JAX), which is faster where the code is compute-bound.
     """
+    given = dict(static_argnums=static_argnums, static_argnames=static_argnames, jit=jit, optimize=optimize,
+                 trace_scalars=trace_scalars, cache_size=cache_size, checked=checked, fma=fma)
     if f is None:
-        return functools.partial(functionalize, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, jit=jit, optimize=optimize,
-                                 trace_scalars=trace_scalars, cache_size=cache_size, checked=checked, fma=fma)
+        return functools.partial(functionalize, **given)
     if isinstance(f, (staticmethod, classmethod)):  # NB: @functionalize above @staticmethod: of its function
-        return type(f)(functionalize(f.__func__, static_argnums=static_argnums, static_argnames=static_argnames,
-                                     jit=jit, optimize=optimize, trace_scalars=trace_scalars, cache_size=cache_size,
-                                     checked=checked, fma=fma))
+        return type(f)(functionalize(f.__func__, **given))
     if isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer)) or cache_size < 1:
         raise located(ValueError, f"cache_size must be a positive number of programs, not {cache_size!r}")
     if isinstance(static_argnums, int):

@@ -970,8 +970,8 @@ def _compare(ufunc):
     def compare(self, other):
         if ufunc in (np.equal, np.not_equal) and (other is None or isinstance(other, (str, bytes))):
             # NB: NumPy's operator compares with no element equal (its ufunc has no such loop)
-            return np.full(self.shape, ufunc is np.not_equal)[()] if self.scalar else \
-                np.full(self.shape, ufunc is np.not_equal)
+            none_equal = np.full(self.shape, ufunc is np.not_equal)
+            return none_equal[()] if self.scalar else none_equal
         return ufunc(self, other)
 
     return compare

@@ -899,10 +899,6 @@ def _signature(recorded) -> list:
             if op.prim != "copy" or constants]
 
 
-def _aligned_read(a, aligned: set) -> bool:
-    return isinstance(a, Access) and a.storage in aligned
-
-
 def _not_elementwise(recorded, shape: tuple, result) -> str | None:
     """Why the recorded call does not compute each element from the one at its position, or None."""
     ops, v = recorded
@@ -917,9 +913,11 @@ def _not_elementwise(recorded, shape: tuple, result) -> str | None:
         return operand.storage in same or operand.storage not in aligned and all(
             s == 0 for s, n in zip(operand.view.strides, operand.view.shape) if n > 1)
 
+    def reads_aligned(a) -> bool:
+        return isinstance(a, Access) and a.storage in aligned
+
     def along(a) -> bool:
-        return isinstance(a, Access) and a.storage in aligned and a.storage.shape == shape \
-            and a.view == V.contiguous(shape)
+        return reads_aligned(a) and a.storage.shape == shape and a.view == V.contiguous(shape)
 
     for op in ops:
         tables = _ELEMENTWISE_JNP.get(op.params.get("name"), ()) if op.prim == "jnp" else ()
@@ -928,19 +926,22 @@ def _not_elementwise(recorded, shape: tuple, result) -> str | None:
         if any(o.storage.id <= storages and o.storage not in aligned for o in op.outs):
             return "writes into an array made outside it"
         same.difference_update(o.storage for o in op.outs)
-        if not any(isinstance(a, Access) and a.storage in aligned for a in [*op.ins, *op.outs]):
+        if not any(map(reads_aligned, [*op.ins, *op.outs])):
             if elementwise and whole and all(map(uniform, op.ins)):
                 same.update(o.storage for o in op.outs)
             continue
         aligned.update(o.storage for o in op.outs)
         if not (elementwise and whole and all(o.storage.shape == shape for o in op.outs)
-                and all(not _aligned_read(a, aligned) if k in tables else uniform(a) or along(a)
+                and all(not reads_aligned(a) if k in tables else uniform(a) or along(a)
                         for k, a in enumerate(op.ins))):
-            return "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
+            return _NOT_OWN_ELEMENT
     if isinstance(result, Tracer) and not (along(result.access) or uniform(result.access)) \
             or not isinstance(result, Tracer) and np.size(result) > 1:
-        return "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
+        return _NOT_OWN_ELEMENT
     return None
+
+
+_NOT_OWN_ELEMENT = "does not compute each element from that element alone (a sum, a sort, a reversal, a position)"
 
 
 # --- views ----------------------------------------------------------------------------
