@@ -11,6 +11,9 @@ once: on a GPU the device's time per call, without the wait for each result), fo
 - ``unhidden``: the same without `opaque.unfolded`'s hiding of arithmetic operands and without
   the CPU-only barriers (the divisors' opaque 1.0, ``fma=False``'s rounded products and the sums'
   barriers stay): what XLA makes of the program where it may fold, not NumPy's bit for bit;
+- ``selects``: the program with every lane selected, none stacked (`rules.STACKED_OFF_CPU`
+  emptied: the same program as ``elena_jax`` on the CPU); ``lane_selects``: only select_lanes'
+  lanes selected, assembles' stacked: what the stacked lanes off the CPU gain on this backend;
 - ``jax_at`` and each hand restructuring ``jax:<form>`` of the case.
 
 Run: ``python -m bench.hiding [--sizes 1e6] [--cases delta2bbox,xyxy_xywh] [--hlo DIR]``; on a GPU
@@ -35,6 +38,9 @@ from .harness import prepare, split_args, time_interleaved, time_pipelined
 
 _NOT_KERNELS = {"parameter", "tuple", "get-tuple-element", "bitcast", "constant"}
 _UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
+# Variant -> the lowering rules' names it replaces while elena_jax's program is traced.
+_PATCHES = {"elena_jax": {}, "unhidden": _UNHIDDEN, "selects": {"STACKED_OFF_CPU": set()},
+            "lane_selects": {"STACKED_OFF_CPU": {"assemble"}}}
 REPEATS = 60
 
 
@@ -63,11 +69,10 @@ def _after_shape(text: str) -> str:
     return ""
 
 
-def _compiled(fn: Callable, args: list, unhidden: bool = False):
-    real = {name: getattr(rules, name) for name in _UNHIDDEN}
-    if unhidden:  # NB: the lowering rules look these up when elena_jax's program is traced
-        for name, f in _UNHIDDEN.items():
-            setattr(rules, name, f)
+def _compiled(fn: Callable, args: list, patches: dict):
+    real = {name: getattr(rules, name) for name in patches}
+    for name, f in patches.items():  # NB: the lowering rules look these up when elena_jax's program is traced
+        setattr(rules, name, f)
     try:
         return jax.jit(fn).lower(*args).compile()
     finally:
@@ -81,7 +86,7 @@ def measure(name: str, n: int, hlo_dir: str | None = None) -> list[dict]:
     case = CASES[name]
     arrays, bind = split_args(case.inputs(n))
     args = [jax.device_put(a, jax.devices()[0]) for a in arrays]
-    variants = {"elena_jax": (case.numpy_fn, True), "unhidden": (case.numpy_fn, True)}
+    variants = {v: (case.numpy_fn, True) for v in _PATCHES}
     if case.jax_at is not None:
         variants["jax_at"] = (case.jax_at, False)
     variants.update({f"jax:{k}": (f, False) for k, f in case.jax_restructured.items()})
@@ -90,7 +95,7 @@ def measure(name: str, n: int, hlo_dir: str | None = None) -> list[dict]:
         if elena:
             pure = elena_jax.pure(fn)
             fn = lambda *a, pure=pure: pure(*a)[0]  # noqa: E731
-        compiled = _compiled(bind(fn), args, unhidden=variant == "unhidden")
+        compiled = _compiled(bind(fn), args, _PATCHES.get(variant, {}))
         text = compiled.as_text()
         if hlo_dir is not None:
             with open(os.path.join(hlo_dir, f"{name}_{n}_{variant.replace(':', '_')}.txt"), "w") as f:

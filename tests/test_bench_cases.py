@@ -83,6 +83,22 @@ def test_elena_jax_equals_numpy(name):
 
 
 @needs_elena
+@pytest.mark.parametrize("name", [c for c in CASES if c != "nms"])
+def test_elena_jax_lowered_as_for_a_gpu_equals_numpy(name):
+    # NB: off the CPU the values are hidden another way and lanes are stacked, not selected
+    # (lower/opaque.py, rules.STACKED_OFF_CPU); XLA:CPU runs that lowering here
+    from elena_jax.lower import opaque
+
+    case = CASES[name]
+    args, want, after = reference(case)
+    arrays, bind = split_args(args)
+    copies = [a.copy() for a in arrays]
+    with opaque.lowered_as_gpu():
+        check(bind(elena_jax.functionalize(case.numpy_fn))(*copies), want, name, strict_dtype=True)
+    check(copies, [a for a in after if isinstance(a, np.ndarray)], f"{name} inputs after the call")
+
+
+@needs_elena
 @pytest.mark.parametrize("name", [c for c in CASES if c not in ("nms", "standardize")])
 def test_elena_jax_gpu_programs_have_no_barriers(name):
     # NB: XLA:GPU ends a kernel at each optimization barrier (lower/opaque.py); jax.export lowers
@@ -189,8 +205,12 @@ def test_hiding_counts_kernels_of_every_variant(capsys):
     from bench import hiding
 
     rows = hiding.main(["--sizes", "2e3", "--cases", "tblr2bbox"])
-    assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "jax_at", "jax:stack", "jax:lanes"]
+    assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "selects", "lane_selects", "jax_at", "jax:stack",
+                                            "jax:lanes"]
     assert all(r["kernels"] >= 1 and r["median_ms"] > 0 for r in rows)
+    # NB: the lanes are stacked off the CPU only: on the CPU the selects are elena_jax's own program
+    same = [(r["kernels"], r["kinds"], r["temp_mib"]) for r in rows if r["variant"] in ("elena_jax", "selects")]
+    assert same[0] == same[1]
     assert "| tblr2bbox | 2000 | unhidden |" in capsys.readouterr().out
     hlo = "HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n" \
           "  %f = f32[4] fusion(f32[4] %p), kind=kLoop\n  ROOT %c = f32[4] copy(f32[4] %f)\n}\n"

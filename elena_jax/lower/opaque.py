@@ -141,7 +141,7 @@ def lowered_as_gpu() -> Iterator[None]:
         jax.clear_caches()
 
 
-def _per_backend(values, cpu: Callable, other: Callable):
+def per_backend(values, cpu: Callable, other: Callable):
     """``cpu(values)`` in a CPU program, ``other(values)`` elsewhere: chosen when the program is
     lowered for its device; for concrete values (a program run op by op), at once, by their device."""
     if _AS_GPU.get():
@@ -247,7 +247,7 @@ def unfolded(values: tuple) -> tuple:
     through `_hidden` elsewhere."""
     if _CONSTANTS.get():
         return _apart(tuple(values))
-    return _per_backend(tuple(values), _apart, _hidden_together)
+    return per_backend(tuple(values), _apart, _hidden_together)
 
 
 def unfolded_whole(values: tuple) -> tuple:
@@ -256,14 +256,14 @@ def unfolded_whole(values: tuple) -> tuple:
     reciprocal (see rules._divide)."""
     if _CONSTANTS.get():
         return _apart_whole(tuple(values))
-    return _per_backend(tuple(values), _apart_whole, _hidden_together)
+    return per_backend(tuple(values), _apart_whole, _hidden_together)
 
 
 def apart_on_cpu(x):
     """``x`` behind an optimization_barrier in a CPU program, as it is elsewhere: a CPU-only
     measure (a fusion root for XLA:CPU, a value computed once) that would cost a kernel
     boundary on a GPU."""
-    return _per_backend(x, lax.optimization_barrier, _as_is)
+    return per_backend(x, lax.optimization_barrier, _as_is)
 
 
 def computed_once(x):
@@ -271,7 +271,7 @@ def computed_once(x):
     (see passes/materialize.py); there it is divided by a 1 XLA cannot fold away (`_divided_by_one`).
     Elsewhere it is left as it is: XLA:GPU computed each state of a 30-step pendulum once without
     (60 additions, an H200), and its division changed NaNs' bits (0x7fffffff)."""
-    return _per_backend(jnp.asarray(x), _divided_by_one, _as_is)
+    return per_backend(jnp.asarray(x), _divided_by_one, _as_is)
 
 
 def _divided_by_one(x):

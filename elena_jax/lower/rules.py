@@ -31,6 +31,7 @@ from .opaque import (
     computed_once,
     in_64_bits,
     opaque_one,
+    per_backend,
     rounded,
     unfolded,
     unfolded_whole,
@@ -1440,29 +1441,46 @@ def _bytes_as(x, dtype: np.dtype):
 
 # --- ops made by the passes ---------------------------------------------------------------
 
+# The ops whose lanes are stacked off the CPU rather than selected (an assemble of one value per
+# lane, select_lanes). XLA:CPU fuses a select of every lane at every element into one loop, where
+# stacking was 1.3-1.7x slower for the box programs (session 27); XLA:GPU computed each lane's
+# value in a kernel of its own and wrote it out (xyxy_xywh: 46 MiB of temporaries at 1e6 rows).
+# bench.hiding empties it to measure the selects on a GPU.
+STACKED_OFF_CPU = {"assemble", "select_lanes"}
+
 
 @rule("assemble")
 def assemble(ins, outs, views, covering, materialize=False, slices=False, stack=False):
     """Coalesced writes: every value placed into its view, one fused select
     (or, with ``slices``, update slices where memory.write can use them; with
-    ``stack``, the wide interleaved lanes of the whole storage stacked in lane order).
+    ``stack``, the interleaved lanes of the storage stacked in lane order: on every
+    backend with ``True``, off the CPU only with ``"off_cpu"``).
 
     With ``materialize``, the result is computed once into memory on the CPU:
     later partial reads would otherwise re-evaluate the select chain per element
     (a GPU program fuses as XLA decides: a barrier there ends a kernel).
     """
     (shape, dtype), = outs
-    if stack:
-        order = sorted(range(len(views)), key=lambda k: views[k].offset)
+    order = sorted(range(len(views)), key=lambda k: views[k].offset)
+
+    def stacked(ins: tuple):
         x = jnp.stack([memory.fit_value(ins[k], dtype, views[k].shape) for k in order], axis=-1)
         if not covering:  # NB: one placement of all lanes: each lane placed on its own was padded apart
             x = memory.place(jnp.asarray(ins[-1]).reshape(-1), V.lane_view([views[k] for k in order]), shape, x)
-    else:
+        return x.reshape(shape)
+
+    def placed(ins: tuple):
         x = jnp.zeros(int(np.prod(shape)), dtype) if covering else jnp.asarray(ins[-1]).reshape(-1)
         put = memory.write if slices else memory.place
         for u, v in zip(ins, views):
             x = put(x, v, shape, u)
-    x = x.reshape(shape)
+        return x.reshape(shape)
+
+    ins = tuple(ins)
+    if stack == "off_cpu":
+        x = per_backend(ins, placed, stacked) if "assemble" in STACKED_OFF_CPU else placed(ins)
+    else:
+        x = stacked(ins) if stack else placed(ins)
     return [apart_on_cpu(x) if materialize else x]
 
 
@@ -1475,17 +1493,26 @@ def materialize(ins, outs):
 @rule("select_lanes")
 def select_lanes(ins, outs, lanes):
     """Lane k of the result is lane k of ``ins[lanes[k]]`` (an input of one lane is
-    broadcast): selects against lane masks made of iota comparisons, which XLA fuses.
+    broadcast): on the CPU selects against lane masks made of iota comparisons, which XLA
+    fuses; elsewhere the lanes stacked in order (see `STACKED_OFF_CPU`).
 
     NB: masks as constant lane vectors compile to the same single fusion but run 1.8x slower
     on an AVX-512 CPU (bbox2delta at 1e6: 15.1 ms against 8.5 ms): XLA loads a vector
     constant per element where it folds an iota comparison into the loop.
     """
     (shape, dtype), = outs
-    lane = memory.iota(shape, len(shape) - 1)
-    x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
-    for g in dict.fromkeys(lanes):
-        if g != lanes[-1]:
-            mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
-            x = memory.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
-    return [x]
+
+    def selected(ins: tuple):
+        lane = memory.iota(shape, len(shape) - 1)
+        x = jnp.broadcast_to(cast(ins[lanes[-1]], dtype), shape)
+        for g in dict.fromkeys(lanes):
+            if g != lanes[-1]:
+                mask = functools.reduce(operator.or_, [lane == k for k, h in enumerate(lanes) if h == g])
+                x = memory.select(mask, jnp.broadcast_to(cast(ins[g], dtype), shape), x)
+        return x
+
+    def stacked(ins: tuple):
+        return jnp.stack([jnp.broadcast_to(cast(ins[g], dtype), shape)[..., k] for k, g in enumerate(lanes)], axis=-1)
+
+    ins = tuple(ins)
+    return [per_backend(ins, selected, stacked) if "select_lanes" in STACKED_OFF_CPU else selected(ins)]

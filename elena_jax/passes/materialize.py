@@ -104,7 +104,8 @@ def aligned(op: Op, a: Access) -> bool:
     if any(in_memory(o) for o in op.outs):
         return False
     if op.prim == "assemble":
-        return placed_lanes(op) is not None and not any(op.params.get(k) for k in ("slices", "stack", "materialize"))
+        p = op.params  # NB: stacked off the CPU only is a select on the CPU, where this counts
+        return placed_lanes(op) is not None and not (p.get("slices") or p.get("stack") is True or p.get("materialize"))
     cheap = op.prim in ("copy", "select", "where") or op.prim == "ufunc" and op.params["name"] in CHEAP
     return cheap and a.view.shape == op.outs[0].view.shape
 

@@ -91,12 +91,21 @@ def _lowerings(ops: list[Op]) -> list[Op]:
             many = len(op.params["views"]) > _SELECTS
             params = {**op.params, "materialize": _read_in_part(ops, i),
                       "slices": many or _all_expensive(op, writer, uses),
-                      "stack": lanes is not None and wide(lanes)}
+                      "stack": stack_form(lanes)}
             op = op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
         out.append(op)
         uses.update(a.storage.id for a in op.reads())
         writer.update((a.storage.id, op) for a in op.outs)
     return out
+
+
+def stack_form(lanes: View | None) -> bool | str:
+    """How an assemble of the lanes of view ``lanes`` (None: not lanes) stacks them: wide lanes
+    everywhere (faster than selects on the CPU too), one value per lane ((N, 4) boxes) off the CPU
+    only (see lower.rules.STACKED_OFF_CPU)."""
+    if lanes is None:
+        return False
+    return True if wide(lanes) else "off_cpu"
 
 
 def _read_in_part(ops: list[Op], i: int) -> bool:
