@@ -210,7 +210,7 @@ def test_hiding_counts_kernels_of_every_variant(capsys):
     assert all(r["kernels"] >= 1 and r["median_ms"] > 0 for r in rows)
     # NB: the lanes are stacked off the CPU only: on the CPU the selects are elena_jax's own program
     same = [(r["kernels"], r["kinds"], r["temp_mib"]) for r in rows if r["variant"] in ("elena_jax", "selects")]
-    assert same[0] == same[1]
+    assert same[0] == same[1] or jax.default_backend() != "cpu"
     assert "| tblr2bbox | 2000 | unhidden |" in capsys.readouterr().out
     hlo = "HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n" \
           "  %f = f32[4] fusion(f32[4] %p), kind=kLoop\n  ROOT %c = f32[4] copy(f32[4] %f)\n}\n"
