@@ -92,8 +92,8 @@ def measure(name: str, n: int, hlo_dir: str | None = None) -> list[dict]:
     variants.update({f"jax:{k}": (f, False) for k, f in case.jax_restructured.items()})
     rows, timed, programs = [], {}, {}
     for variant, (fn, elena) in variants.items():
-        if elena:
-            pure = elena_jax.pure(fn)
+        if elena:  # NB: a function of its own per variant: elena_jax keeps a function's programs, lowered
+            pure = elena_jax.pure(lambda *a, fn=fn: fn(*a))
             fn = lambda *a, pure=pure: pure(*a)[0]  # noqa: E731
         compiled = _compiled(bind(fn), args, _PATCHES.get(variant, {}))
         text = compiled.as_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import jax
 import numpy as np
@@ -201,17 +202,25 @@ def test_optional_torch_peers_not_installed_are_skipped(monkeypatch):
 
 
 @needs_elena
-def test_hiding_counts_kernels_of_every_variant(capsys):
+def test_hiding_counts_kernels_of_every_variant(capsys, tmp_path):
     from bench import hiding
 
-    rows = hiding.main(["--sizes", "2e3", "--cases", "tblr2bbox"])
+    rows = hiding.main(["--sizes", "2e3", "--cases", "delta2bbox", "--hlo", str(tmp_path)])
+    # NB: each variant's own program (elena_jax keeps a function's programs: all were the first's),
+    # its instructions without their source locations
+    def instructions(v):
+        text = (tmp_path / f"delta2bbox_2000_{v}.txt").read_text()
+        lines = [ln for ln in text.splitlines() if ln.lstrip().startswith(("%", "ROOT"))]
+        return [re.sub(r", metadata=\{[^}]*\}", "", ln) for ln in lines]
+
+    assert instructions("elena_jax") != instructions("unhidden")
     assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "selects", "lane_selects", "jax_at", "jax:stack",
                                             "jax:lanes"]
     assert all(r["kernels"] >= 1 and r["median_ms"] > 0 for r in rows)
     # NB: the lanes are stacked off the CPU only: on the CPU the selects are elena_jax's own program
     same = [(r["kernels"], r["kinds"], r["temp_mib"]) for r in rows if r["variant"] in ("elena_jax", "selects")]
     assert same[0] == same[1] or jax.default_backend() != "cpu"
-    assert "| tblr2bbox | 2000 | unhidden |" in capsys.readouterr().out
+    assert "| delta2bbox | 2000 | unhidden |" in capsys.readouterr().out
     hlo = "HloModule m\n\nENTRY %main (p: f32[4]) -> f32[4] {\n  %p = f32[4] parameter(0)\n" \
           "  %f = f32[4] fusion(f32[4] %p), kind=kLoop\n  ROOT %c = f32[4] copy(f32[4] %f)\n}\n"
     assert hiding.kernels(hlo) == ["fusion", "copy"]

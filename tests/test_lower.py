@@ -242,7 +242,8 @@ def test_many_pieces_of_a_storage_are_placed_by_update_slices():
     x = np.random.default_rng(0).normal(size=(40, 8))
     check_against_numpy(ewma, x)
     with jax.enable_x64(True):
-        text = jax.jit(elena_jax.pure(ewma)).lower(x).as_text()
+        text = jax.export.export(jax.jit(elena_jax.pure(ewma)), platforms=["cpu"])(x).mlir_module()
+    # NB: as lowered for the CPU: elsewhere each value is hidden through a select of its own
     assert text.count("dynamic_update_slice") >= 39 and text.count("stablehlo.select") < 8
 
 
