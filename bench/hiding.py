@@ -13,7 +13,9 @@ once: on a GPU the device's time per call, without the wait for each result), fo
   barriers stay): what XLA makes of the program where it may fold, not NumPy's bit for bit;
 - ``selects``: the program with every lane selected, none stacked (`rules.STACKED_OFF_CPU`
   emptied: the same program as ``elena_jax`` on the CPU); ``lane_selects``: only select_lanes'
-  lanes selected, assembles' stacked: what the stacked lanes off the CPU gain on this backend;
+  lanes selected, assembles' stacked; ``columns_stacked`` / ``values_stacked``: select_lanes' lanes
+  stacked only where its inputs are all one lane wide / where one is as wide as the result: what
+  each stacking off the CPU gains on this backend;
 - ``jax_at`` and each hand restructuring ``jax:<form>`` of the case.
 
 Run: ``python -m bench.hiding [--sizes 1e6] [--cases delta2bbox,xyxy_xywh] [--hlo DIR]``; on a GPU
@@ -40,7 +42,9 @@ _NOT_KERNELS = {"parameter", "tuple", "get-tuple-element", "bitcast", "constant"
 _UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
 # Variant -> the lowering rules' names it replaces while elena_jax's program is traced.
 _PATCHES = {"elena_jax": {}, "unhidden": _UNHIDDEN, "selects": {"STACKED_OFF_CPU": set()},
-            "lane_selects": {"STACKED_OFF_CPU": {"assemble"}}}
+            "lane_selects": {"STACKED_OFF_CPU": {"assemble"}},
+            "columns_stacked": {"STACKED_OFF_CPU": {"assemble", "lane_columns"}},
+            "values_stacked": {"STACKED_OFF_CPU": {"assemble", "lanes_of_values"}}}
 REPEATS = 60
 
 

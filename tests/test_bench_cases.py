@@ -214,8 +214,8 @@ def test_hiding_counts_kernels_of_every_variant(capsys, tmp_path):
         return [re.sub(r", metadata=\{[^}]*\}", "", ln) for ln in lines]
 
     assert instructions("elena_jax") != instructions("unhidden")
-    assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "selects", "lane_selects", "jax_at", "jax:stack",
-                                            "jax:lanes"]
+    assert [r["variant"] for r in rows] == ["elena_jax", "unhidden", "selects", "lane_selects", "columns_stacked",
+                                            "values_stacked", "jax_at", "jax:stack", "jax:lanes"]
     assert all(r["kernels"] >= 1 and r["median_ms"] > 0 for r in rows)
     # NB: the lanes are stacked off the CPU only: on the CPU the selects are elena_jax's own program
     same = [(r["kernels"], r["kinds"], r["temp_mib"]) for r in rows if r["variant"] in ("elena_jax", "selects")]

@@ -1441,12 +1441,13 @@ def _bytes_as(x, dtype: np.dtype):
 
 # --- ops made by the passes ---------------------------------------------------------------
 
-# The ops whose lanes are stacked off the CPU rather than selected (an assemble of one value per
-# lane, select_lanes). XLA:CPU fuses a select of every lane at every element into one loop, where
+# The ops whose lanes are stacked off the CPU rather than selected: an assemble of one value per
+# lane, a select_lanes of columns (every input one lane wide), a select_lanes of values (an input
+# as wide as the result). XLA:CPU fuses a select of every lane at every element into one loop, where
 # stacking was 1.3-1.7x slower for the box programs (session 27); XLA:GPU computed each lane's
 # value in a kernel of its own and wrote it out (xyxy_xywh: 46 MiB of temporaries at 1e6 rows).
-# bench.hiding empties it to measure the selects on a GPU.
-STACKED_OFF_CPU = {"assemble", "select_lanes"}
+# bench.hiding measures the selects on a GPU by taking kinds out.
+STACKED_OFF_CPU = {"assemble", "lane_columns", "lanes_of_values"}
 
 
 @rule("assemble")
@@ -1515,4 +1516,5 @@ def select_lanes(ins, outs, lanes):
         return jnp.stack([jnp.broadcast_to(cast(ins[g], dtype), shape)[..., k] for k, g in enumerate(lanes)], axis=-1)
 
     ins = tuple(ins)
-    return [per_backend(ins, selected, stacked) if "select_lanes" in STACKED_OFF_CPU else selected(ins)]
+    kind = "lane_columns" if all(np.shape(x)[-1:] in ((), (1,)) for x in ins) else "lanes_of_values"
+    return [per_backend(ins, selected, stacked) if kind in STACKED_OFF_CPU else selected(ins)]
