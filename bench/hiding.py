@@ -14,8 +14,8 @@ once: on a GPU the device's time per call, without the wait for each result), fo
 - ``selects``: the program with every lane selected, none stacked (`rules.STACKED_OFF_CPU`
   emptied: the same program as ``elena_jax`` on the CPU); ``lane_selects``: only select_lanes'
   lanes selected, assembles' stacked; ``columns_stacked`` / ``values_stacked``: select_lanes' lanes
-  stacked only where its inputs are all one lane wide / where one is as wide as the result: what
-  each stacking off the CPU gains on this backend;
+  stacked only where its inputs are computed columns / where one is as wide as the result: what
+  each stacking off the CPU gains on this backend (lanes read from arguments stay selected);
 - ``jax_at`` and each hand restructuring ``jax:<form>`` of the case.
 
 Run: ``python -m bench.hiding [--sizes 1e6] [--cases delta2bbox,xyxy_xywh] [--hlo DIR]``; on a GPU
@@ -43,7 +43,7 @@ _UNHIDDEN = {"unfolded": tuple, "apart_on_cpu": lambda x: x}
 # Variant -> the lowering rules' names it replaces while elena_jax's program is traced.
 _PATCHES = {"elena_jax": {}, "unhidden": _UNHIDDEN, "selects": {"STACKED_OFF_CPU": set()},
             "lane_selects": {"STACKED_OFF_CPU": {"assemble"}},
-            "columns_stacked": {"STACKED_OFF_CPU": {"assemble", "lane_columns"}},
+            "columns_stacked": {"STACKED_OFF_CPU": {"assemble", "computed_columns"}},
             "values_stacked": {"STACKED_OFF_CPU": {"assemble", "lanes_of_values"}}}
 REPEATS = 60
 

@@ -100,6 +100,22 @@ def test_elena_jax_lowered_as_for_a_gpu_equals_numpy(name):
 
 
 @needs_elena
+@pytest.mark.parametrize("name, stacks", [("delta2bbox", 1), ("tblr2bbox", 1), ("gen_base_anchors", 2),
+                                           ("bbox2delta", 1), ("xyxy_xywh", 2)])
+def test_elena_jax_gpu_programs_stack_computed_lanes(name, stacks):
+    # NB: off the CPU a select of computed lanes is a stack (rules.STACKED_OFF_CPU: measured on an
+    # H200, bench/results/20261128c_gpu_hiding.md); an argument's columns stay selected there
+    case = CASES[name]
+    arrays, bind = split_args(case.inputs(N, seed=1))
+    pure = elena_jax.pure(case.numpy_fn)
+    with jax.enable_x64(True):
+        text = {p: jax.export.export(jax.jit(bind(lambda *a: pure(*a)[0])), platforms=[p])(*arrays).mlir_module()
+                for p in ("cpu", "cuda")}
+    assert text["cuda"].count("stablehlo.concatenate") == stacks
+    assert "stablehlo.concatenate" not in text["cpu"]
+
+
+@needs_elena
 @pytest.mark.parametrize("name", [c for c in CASES if c not in ("nms", "standardize")])
 def test_elena_jax_gpu_programs_have_no_barriers(name):
     # NB: XLA:GPU ends a kernel at each optimization barrier (lower/opaque.py); jax.export lowers

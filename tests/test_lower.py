@@ -736,7 +736,7 @@ def test_integer_arrays_compare_with_any_int64_or_uint64_python_int():
 
 def compare_with_python_ints_beyond_64_bits(u, i, b):
     return [u < 2**64, u <= 2**70, u == 2**64, u != 2**64, u > -2**63 - 1, i >= -2**70, 2**70 > i,
-            np.less(i, 2**80), np.equal(i, -2**65, out=np.ones(3, bool), where=i > 0), b < 2**64]
+            np.less(i, 2**80), b < 2**64]
 
 
 def test_integer_arrays_compare_with_python_ints_beyond_64_bits():
@@ -745,6 +745,12 @@ def test_integer_arrays_compare_with_python_ints_beyond_64_bits():
     are NumPy's default int against the Python int: NumPy's OverflowError."""
     args = np.array([0, 5, 2**64 - 1], np.uint64), np.array([-5, 0, 2**63 - 1]), np.array([1, -128, 3], np.int8)
     check_against_numpy(compare_with_python_ints_beyond_64_bits, *args)
+    # NB: NumPy 2.4.6 itself crashes (SIGSEGV) on this with where= on the Intel Xeon of a lent GPU
+    # machine (2026-11-28, with and without its AVX-512 loops; not on this project's AMD machines):
+    # NumPy's answer is the same comparison without where=, the out's elements kept elsewhere
+    i = args[1]
+    got = elena_jax.functionalize(lambda i: np.equal(i, -2**65, out=np.ones(3, bool), where=i > 0))(i.copy())
+    np.testing.assert_array_equal(got, np.where(i > 0, np.equal(i, -2**65), True))
     with pytest.raises(OverflowError):
         elena_jax.functionalize(lambda b: b < 2**70)(np.array([True, False]))
 

@@ -643,6 +643,14 @@ def test_different_cheap_ufuncs_are_selected_by_lane():
     check_against_numpy(xywh_to_xyxy, b)
 
 
+def test_lanes_read_from_an_argument_are_marked_stored():
+    """How a select of lanes is lowered off the CPU (lower/rules.STACKED_OFF_CPU): an argument's
+    columns are selected there too, computed lanes stacked."""
+    b = np.random.default_rng(0).uniform(1, 9, (6, 4))
+    selects = [op.params for op in optimize(traced(xywh_to_xyxy, b)).ops if op.prim == "select_lanes"]
+    assert {(p["lanes"], p["stored"]) for p in selects} == {((0, 1, 0, 1), True), ((0, 0, 1, 1), False)}
+
+
 def computed(program) -> int:
     """The elements the program's ufuncs compute."""
     return sum(op.outs[0].view.size for op in program.ops if op.prim == "ufunc")

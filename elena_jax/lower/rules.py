@@ -1442,12 +1442,15 @@ def _bytes_as(x, dtype: np.dtype):
 # --- ops made by the passes ---------------------------------------------------------------
 
 # The ops whose lanes are stacked off the CPU rather than selected: an assemble of one value per
-# lane, a select_lanes of columns (every input one lane wide), a select_lanes of values (an input
-# as wide as the result). XLA:CPU fuses a select of every lane at every element into one loop, where
-# stacking was 1.3-1.7x slower for the box programs (session 27); XLA:GPU computed each lane's
-# value in a kernel of its own and wrote it out (xyxy_xywh: 46 MiB of temporaries at 1e6 rows).
-# bench.hiding measures the selects on a GPU by taking kinds out.
-STACKED_OFF_CPU = {"assemble", "lane_columns", "lanes_of_values"}
+# lane, a select_lanes of computed columns (every input one lane wide), a select_lanes of values
+# (an input as wide as the result). XLA:CPU fuses a select of every lane at every element into one
+# loop, where stacking was 1.3-1.7x slower for the box programs (session 27). XLA:GPU evaluates a
+# select's computed lanes everywhere, so it wrote them out first (xyxy_xywh: 46 MiB of temporaries
+# at 1e6 rows, gen_base_anchors 8.6); stacked, each is computed where it is placed. But a stack is
+# a kernel's root there, which no later operation fuses with: lanes read from an argument stay
+# selected (delta2bbox: 5 kernels and 0.151 ms stacked, 7 and 0.122 selected; docs/design.md, "On
+# a GPU"). bench.hiding measures the selects on a GPU by taking kinds out.
+STACKED_OFF_CPU = {"assemble", "computed_columns", "lanes_of_values"}
 
 
 @rule("assemble")
@@ -1492,10 +1495,11 @@ def materialize(ins, outs):
 
 
 @rule("select_lanes")
-def select_lanes(ins, outs, lanes):
+def select_lanes(ins, outs, lanes, stored=False):
     """Lane k of the result is lane k of ``ins[lanes[k]]`` (an input of one lane is
     broadcast): on the CPU selects against lane masks made of iota comparisons, which XLA
-    fuses; elsewhere the lanes stacked in order (see `STACKED_OFF_CPU`).
+    fuses; elsewhere the lanes stacked in order, unless all are ``stored`` (read from
+    arguments; see `STACKED_OFF_CPU`).
 
     NB: masks as constant lane vectors compile to the same single fusion but run 1.8x slower
     on an AVX-512 CPU (bbox2delta at 1e6: 15.1 ms against 8.5 ms): XLA loads a vector
@@ -1516,5 +1520,5 @@ def select_lanes(ins, outs, lanes):
         return jnp.stack([jnp.broadcast_to(cast(ins[g], dtype), shape)[..., k] for k, g in enumerate(lanes)], axis=-1)
 
     ins = tuple(ins)
-    kind = "lane_columns" if all(np.shape(x)[-1:] in ((), (1,)) for x in ins) else "lanes_of_values"
-    return [per_backend(ins, selected, stacked) if kind in STACKED_OFF_CPU else selected(ins)]
+    kind = "computed_columns" if all(np.shape(x)[-1:] in ((), (1,)) for x in ins) else "lanes_of_values"
+    return [per_backend(ins, selected, stacked) if not stored and kind in STACKED_OFF_CPU else selected(ins)]

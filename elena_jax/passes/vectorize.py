@@ -258,8 +258,14 @@ class _Vectorizer:
 
     def _select(self, ins, lanes, shape, dtype) -> Access:
         r = temporary(self.program, shape, dtype, "lanes selected")
-        self.ops.append(Op("select_lanes", tuple(ins), (r,), {"lanes": tuple(lanes)}, self.where))
+        stored = all(self._argument(x) for x in ins)  # NB: lowered by selects on every backend then
+        self.ops.append(Op("select_lanes", tuple(ins), (r,), {"lanes": tuple(lanes), "stored": stored}, self.where))
         return r
+
+    def _argument(self, x) -> bool:
+        """Whether ``x`` reads an argument's elements (not a computed value)."""
+        found = self.definers.get(x.storage.id) if isinstance(x, Access) else None
+        return found is not None and found[0].prim == "arg"
 
 
 def _lane_axis(x):
