@@ -201,9 +201,11 @@ class Functionalized:
         self._code = _code_of(self.f)
         self._cache = _programs_of(self.f, self.options)
         try:
-            self._params = list(inspect.signature(self.f).parameters)
+            params = list(inspect.signature(self.f).parameters.values())
         except (TypeError, ValueError):
-            self._params = []
+            params = []
+        self._params = [p.name for p in params]
+        self._positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     def __get__(self, instance, owner=None):
         """A method: the instance is bound as the first argument (static, like any non-array)."""
@@ -293,11 +295,7 @@ class Functionalized:
         place (``state["x"] += 1``) is the argument's own, written back."""
         before = self._mark_static(*jax.tree_util.tree_unflatten(treedef, inputs))
         after = self._mark_static(args, kwargs)
-        try:
-            params = [p.name for p in inspect.signature(self.f).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        except (TypeError, ValueError):
-            params = []
+        params = self._positional
         names = [params[i] if i < len(params) else f"{i}" for i in range(len(args))] + list(kwargs)
         pairs = [*zip(before[0], after[0], args), *((before[1][k], after[1][k], kwargs[k]) for k in kwargs)]
         for name, (old, new, given) in zip(names, pairs):
@@ -474,8 +472,7 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
                for v in statics if not isinstance(v, type) for k, w in _attributes(v)]
     places += [("an object it was passed (a static argument)", v) for v in statics
                if isinstance(v, (list, tuple, dict, set, frozenset))]  # NB: an object's attributes are above
-    places += [(f"{v.__name__}.{k}", w) for v in statics if isinstance(v, type)  # NB: cls of a classmethod
-               for k, w in vars(v).items() if not k.startswith("__")]
+    places += _class_attributes(v for v in statics if isinstance(v, type))  # NB: cls of a classmethod
     if hasattr(target, "__func__"):  # NB: a bound method (partial's too): its instance
         owner = target.__self__
     elif inspect.isfunction(target):
@@ -483,8 +480,7 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
     else:  # NB: a callable object: itself
         owner = target
     places += [(f"self.{k}", v) for k, v in _attributes(owner)]
-    for cls in type(owner).__mro__ if owner is not None else ():
-        places += [(f"{cls.__name__}.{k}", v) for k, v in vars(cls).items() if not k.startswith("__")]
+    places += _class_attributes(type(owner).__mro__ if owner is not None else ())
     fn = _code_owner(f)
     defaults = (*(getattr(fn, "__defaults__", None) or ()), *(getattr(fn, "__kwdefaults__", None) or {}).values())
     places += [(f"a default argument of {fn.__name__}", v) for v in defaults]
@@ -503,6 +499,11 @@ def _refuse_escaped(f: Callable, trace: Trace, statics: list) -> None:
                 f"the function stores a traced array in {where}: a side effect the compiled program cannot "
                 "repeat (a later call would reuse this call's program, and the caller now holds a traced value "
                 f"there); return the value instead (with elena_jax.pure, the new state)\n  in {_described(f)}")
+
+
+def _class_attributes(classes) -> list[tuple[str, object]]:
+    """(``Class.name``, value) for each class's own attributes, dunders aside."""
+    return [(f"{c.__name__}.{k}", v) for c in classes for k, v in vars(c).items() if not k.startswith("__")]
 
 
 def _returned(value, out) -> bool:

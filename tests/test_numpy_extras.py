@@ -205,6 +205,22 @@ def test_sort_complex_orders_nans_as_numpy():
     check(lambda a: np.sort_complex(a), np.array([np.nan, 3.0, -np.inf, 1.0]))
 
 
+@pytest.mark.parametrize("f", [lambda a, b: np.lexsort([a, b]),
+                               lambda a, b: np.lexsort([a, [5, 4, 3, 2, 1]]),
+                               lambda a, b: np.lexsort(([5.0, 4, 3, 2, 1], b)),
+                               lambda a, b: np.lexsort([[a[0], a[1], a[2], a[3], a[4]], b]),
+                               lambda a, b: np.lexsort([np.stack([a, a[::-1]]), np.stack([b, b])], axis=0)])
+def test_lexsort_of_a_list_of_keys(f):
+    """NumPy dispatches np.lexsort for a tuple of keys only, and converted a list of traced keys
+    itself (a refusal that asked for their values); each key keeps its own type (float, int8)."""
+    check(f, np.array([3.0, 1, 2, 1, 3]), np.array([1, 1, 0, 2, 1], np.int8))
+
+
+def test_lexsort_of_keys_of_two_shapes_is_numpys_valueerror():
+    with pytest.raises(ValueError, match="same shape"):
+        elena_jax.functionalize(lambda a: np.lexsort([a, a[:3]]))(np.arange(5.0))
+
+
 def test_sort_complex_of_a_scalar_is_numpys_axiserror():
     assert isinstance(check(lambda a: np.sort_complex(a.sum()), arr((3,))), np.exceptions.AxisError)
 
@@ -624,6 +640,17 @@ def test_polyfit_with_its_covariance(f, capfd):
     printing LAPACK's DLASCL complaint) decided nothing; stand-ins in general position do (campaign J)."""
     check(f, np.arange(6.0), np.array([0.1, 1.2, 1.9, 3.2, 3.9, 5.1]), atol=1e-12)
     assert "DLASCL" not in capfd.readouterr().err
+
+
+def test_polyfit_with_its_covariance_of_many_points():
+    """Beyond 65,536 points the same call was refused without saying why (session 32's review): its
+    dtypes come from NumPy on random stand-ins of the shapes, now up to a million elements, and
+    beyond them the refusal says so."""
+    x = np.linspace(0.0, 1.0, 70_000)
+    check_against_numpy(lambda x, y: np.polyfit(x, y, 2, cov=True), x, x**2 + np.sin(40 * x) / 10,
+                        rtol=1e-6, atol=1e-30)
+    refuses(lambda x: np.polyfit(x, x, 1, cov=True), np.zeros(elena_jax.numpy.functions.RANDOM_STAND_INS + 1),
+            exc=elena_jax.UnsupportedError, match="polyfit of these shapes.*1,048,576 elements")
 
 
 @pytest.mark.parametrize("f", [lambda x: np.histogram(x, 3, range=(0, x.max())),

@@ -1493,6 +1493,20 @@ def require(a, dtype=None, requirements=None, *, like=None):
 
 intercept(np, "require", require)  # NB: not dispatched by __array_function__ (only like= is)
 
+_LEXSORT = np.lexsort
+
+
+def _lexsort(keys, axis=-1):
+    """np.lexsort: NumPy dispatches a tuple of keys only; a list it converts itself, which would ask a
+    traced key for its values (``np.lexsort([a, b])``). Each key keeps its own type, as NumPy sorts it
+    (a key given as a list too: JAX's lexsort refuses lists)."""
+    if isinstance(keys, (list, tuple)) and has_tracer(keys):
+        keys = tuple(k if isinstance(k, Tracer) else asarray(k) for k in keys)
+    return _LEXSORT(keys, axis)
+
+
+intercept(np, "lexsort", _lexsort, traced=False)  # NB: listed as supported already (dispatched)
+
 _NDITER = np.nditer
 
 

@@ -834,14 +834,20 @@ def _numpy_dtypes(func, args, kwargs):
     return [np.asarray(x).dtype for x in r] if isinstance(r, (tuple, list)) else [np.asarray(r).dtype]
 
 
+RANDOM_STAND_INS = 1 << 20  # NB: np.linalg.solve of 1024 x 1024 random values: about 30 ms at trace time
+
+
 def _of_values_apart(func, args, kwargs):
     """NumPy's result on stand-ins whose matrices are not singular: NumPy arrays cut beside traced
-    stand-ins of one element, else (operands of at most 65,536 elements) random values of the full
-    shapes; None where NumPy refuses both."""
+    stand-ins of one element, else (operands of at most `RANDOM_STAND_INS` elements) random values
+    of the full shapes; None where NumPy refuses both."""
     with contextlib.suppress(Exception):  # NB: the cut arrays' values or shapes, not the user's
         return run_numpy(func, args, kwargs, constants=True)
-    if any(x.size > 1 << 16 for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
-        return None
+    if any(x.size > RANDOM_STAND_INS for x in leaves([list(args), list(kwargs.values())]) if isinstance(x, Tracer)):
+        raise located(UnsupportedError, f"np.{func.__name__} of these shapes: NumPy refuses stand-ins of ones "
+                      "(a singular matrix), and random stand-ins, which it takes, are made for operands of at "
+                      f"most {RANDOM_STAND_INS:,} elements (NumPy's own call on them, at trace time, would cost "
+                      "as much as the user's)")
     try:
         return run_numpy(func, args, kwargs, full=True, fill="random")
     except np.linalg.LinAlgError:  # NB: a ValueError, of the values still
