@@ -18,6 +18,7 @@ from elena_jax.passes import (
     eliminate_dead_writes,
     exact_reciprocals,
     forward_reads,
+    join_reductions,
     materialize,
     materialize_chains,
     merge_assembles,
@@ -1045,3 +1046,96 @@ def test_wide_lanes_of_every_other_row_are_stacked_and_placed_once():
     (a,) = [op for op in program.ops if op.prim == "assemble"]
     assert a.params["stack"] and not a.params["covering"]
     check_against_numpy(upsample_rows, img, rtol=0, atol=0)
+
+
+def minmax_columns(x):
+    for j in range(x.shape[1]):
+        lo = x[:, j].min()
+        hi = x[:, j].max()
+        x[:, j] = (x[:, j] - lo) / (hi - lo)
+    return x
+
+
+def reduces(program):
+    return [op for op in program.ops if op.prim == "reduce"]
+
+
+def test_reductions_of_a_loops_columns_are_one_reduction_each():
+    """A loop that normalizes column after column reduced each column apart, a pass over the whole
+    array per reduction (20 columns: 14x the hand form `x.min(0)`; campaign N, session 32): the
+    minimums of the columns are one reduction along the rows, the maximums another, though the loop
+    writes column j before it reduces column j + 1."""
+    x = np.random.default_rng(0).normal(size=(50, 20))
+    program = traced(minmax_columns, x)
+    after = assert_preserves(join_reductions, program, x)
+    assert len(reduces(after)) == 2 and all(op.ins[0].view.shape == (50, 20) for op in reduces(after))
+    assert "join_reductions" in optimize(traced(minmax_columns, x)).fired
+    check_against_numpy(minmax_columns, x, rtol=0, atol=0)
+
+
+def column_sums(x):
+    return ([x[:, j].sum() for j in range(x.shape[1])], [x[:, j].mean(keepdims=True) for j in range(x.shape[1])],
+            [x[::-2, j].sum() for j in range(0, x.shape[1], 2)])
+
+
+@pytest.mark.parametrize("rows", [1, 2, 7, 8, 9, 127, 128, 129, 1000, 20_000])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_joined_column_sums_keep_numpys_order_for_each_column(rows, dtype):
+    """NumPy adds a column's elements pairwise (its own run), where x.sum(axis=0) adds row after
+    row: the joined sums take each column's order, bit for bit (float32 too)."""
+    x = np.random.default_rng(rows).normal(size=(rows, 5)).astype(dtype) * 1000
+    if rows > 2:  # NB: a column of one element (x[::-2] of two rows, or one row) is left as it is
+        assert len(reduces(optimize(traced(column_sums, x)))) == 3
+    check_against_numpy(column_sums, x, rtol=0, atol=0)
+
+
+def shifted_maxima(x):
+    for j in range(1, x.shape[1]):
+        x[:, j] += x[:, j - 1].max()
+    return x
+
+
+def test_a_column_written_before_its_reduction_is_not_joined():
+    """Column j - 1 is written before its maximum is taken: joined at the first maximum's place, it
+    would be the maximum of the old column."""
+    x = np.random.default_rng(1).normal(size=(6, 5))
+    assert join_reductions(traced(shifted_maxima, x)).ops == traced(shifted_maxima, x).ops
+    check_against_numpy(shifted_maxima, x, rtol=0, atol=0)
+
+
+def irregular_columns(x):
+    return [x[:, 0].max(), x[:, 1].max(), x[:, 3].max(), x[:, 0].min(), x[:, 0].min(), x[:, 2].min(),
+            x[:, 1].prod(), x[:, 3].prod(), x[:, 1].any(), x[:, 2].any(), x[:, 0].sum(dtype=np.float32),
+            x[:, 2].sum(dtype=np.float32), x[:, 1].sum(initial=1.0), x[:, 2].sum(initial=2.0)]
+
+
+def test_only_evenly_spaced_columns_reduced_alike_are_joined():
+    """Columns 0, 1, 3 are no lane view (left apart); a column reduced twice is one lane; products,
+    `any` and sums into another type are joined; sums of other initial values are not."""
+    x = np.random.default_rng(2).normal(size=(9, 4))
+    program = assert_preserves(join_reductions, traced(irregular_columns, x), x)
+    joined = [op for op in reduces(program) if op.ins[0].view.ndim == 2]
+    assert sorted(op.params["name"] for op in joined) == ["add", "logical_or", "minimum", "multiply"]
+    check_against_numpy(irregular_columns, x, rtol=0, atol=0)
+
+
+@given(data=st.data(), rows=st.integers(1, 40), k=st.integers(2, 6),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64, np.bool_]))
+@settings(max_examples=40, deadline=None)
+def test_random_reductions_of_columns_equal_numpys(data, rows, k, dtype):
+    """Reductions of columns among writes to columns, in any order: joined where nothing wrote a
+    column between the first reduction and its own, to NumPy's bits."""
+    steps = data.draw(st.lists(st.tuples(st.sampled_from(["min", "max", "sum", "prod", "mean", "any", "write"]),
+                                         st.integers(0, k - 1)), min_size=2, max_size=12))
+
+    def f(x):
+        out = []
+        for name, j in steps:
+            if name == "write":
+                x[:, j] = ~x[:, j] if x.dtype == np.bool_ else x[:, j] * 2
+            else:
+                out.append(getattr(x[:, j], name)())
+        return out, x
+
+    x = np.random.default_rng(rows * k).normal(size=(rows, k)) * 50
+    check_against_numpy(f, (x > 0) if dtype is np.bool_ else x.astype(dtype), rtol=0, atol=0)

@@ -1,0 +1,110 @@
+"""Reduction joining: reductions of the lanes of one strided view become one reduction.
+
+A Python loop over columns (``for j in range(k): lo = x[:, j].min(); ...``) records
+one reduction per column, each a pass over the whole storage that reads every
+k-th element. When the columns are the lanes of one view W (same shape and
+strides, offsets evenly spaced), the reductions alike (same ufunc, dtype,
+initial value and NumPy summation order) become one reduction of W along its
+run axis, into a vector of one element per lane, and each reduction's result
+is its lane of that vector. A float sum keeps NumPy's order for each column: the
+reduction's ``ordered`` parameter, the column's pairwise run, applies to every
+lane (lower/rules.reduce); NumPy's own ``x.sum(axis=0)`` adds row after row,
+and is not what the loop computed.
+
+The joined reduction is placed where the first of them was, so every column
+must still hold what its own reduction read: a reduction whose column is
+written in between (the loop normalizes column j before reducing column j+1,
+which does not touch it) stays on its own if its column is the one written.
+Only full reductions of one-dimensional views, without a mask, are joined.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from ..ir import Access, Op, Program
+from ..view import View, lane_view, overlap
+from ._rewrite import copy_program, temporary
+
+
+def _key(op: Op):
+    """What reductions that can be joined share, or None for an op that is not one of them."""
+    if op.prim != "reduce" or len(op.ins) != 1 or not isinstance(op.ins[0], Access) or len(op.outs) != 1:
+        return None
+    p, v, out = op.params, op.ins[0].view, op.outs[0]
+    if p.get("masked") or p.get("compact") or v.ndim != 1 or v.size < 2 or p["axes"] != (0,) or out.view.size != 1:
+        return None
+    params = tuple(sorted((k, repr(x)) for k, x in p.items()))  # NB: repr: -0.0 and 0.0 apart, dtypes by name
+    return op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
+
+
+def _written(ops: list[Op]) -> dict[int, tuple[list[int], list[View]]]:
+    """Per storage, the positions of the ops that write it and the views they write."""
+    writes: dict[int, tuple[list[int], list[View]]] = {}
+    for i, op in enumerate(ops):
+        for a in op.outs:
+            at, views = writes.setdefault(a.storage.id, ([], []))
+            at.append(i)
+            views.append(a.view)
+    return writes
+
+
+def _unchanged(members: list[int], ops: list[Op], writes) -> list[int]:
+    """The members whose column nothing writes between the first member and themselves."""
+    first = members[0]
+    kept = [first]
+    for i in members[1:]:
+        a = ops[i].ins[0]
+        at, views = writes.get(a.storage.id, ([], []))
+        lo, hi = bisect.bisect_right(at, first), bisect.bisect_left(at, i)
+        if not any(overlap(v, a.view) for v in views[lo:hi]):
+            kept.append(i)
+    return kept
+
+
+def _lanes(members: list[int], ops: list[Op]) -> View | None:
+    """The view whose lanes are the members' columns (offsets evenly spaced), or None."""
+    offsets = sorted({ops[i].ins[0].view.offset for i in members})
+    if len(offsets) < 2:
+        return None
+    step = math.gcd(*(b - a for a, b in zip(offsets, offsets[1:])))
+    if (offsets[-1] - offsets[0]) // step + 1 != len(offsets):  # NB: columns 0, 1, 3: not one lane view
+        return None
+    v = ops[members[0]].ins[0].view
+    return lane_view([View.make(v.shape, v.strides, o) for o in offsets])
+
+
+def join_reductions(program: Program) -> Program:
+    ops = program.ops
+    groups: dict[tuple, list[int]] = {}
+    for i, op in enumerate(ops):
+        key = _key(op)
+        if key is not None:
+            groups.setdefault(key, []).append(i)
+    writes = _written(ops)
+    plans = []
+    for members in groups.values():
+        members = _unchanged(members, ops, writes) if len(members) > 1 else members
+        w = _lanes(members, ops) if len(members) > 1 else None
+        if w is not None:
+            plans.append((members, w))
+    if not plans:
+        return program
+    new = copy_program(program)
+    before: dict[int, Op] = {}  # position -> the joined reduction placed before the op there
+    replaced: dict[int, Op] = {}
+    for members, w in plans:
+        first = ops[members[0]]
+        joined = temporary(new, (w.shape[-1],), first.outs[0].storage.dtype, "reductions of lanes joined")
+        storage = first.ins[0].storage
+        before[members[0]] = Op("reduce", (Access(storage, w),), (joined,), {**first.params, "keepdims": False},
+                                first.where)
+        for i in members:
+            op = ops[i]
+            out = op.outs[0]
+            lane = (op.ins[0].view.offset - w.offset) // w.strides[-1]
+            value = Access(joined.storage, View.make(out.view.shape, (0,) * out.view.ndim, lane))
+            replaced[i] = Op("copy", (value,), op.outs, {}, op.where)
+    new.ops = [x for i, op in enumerate(ops) for x in ((before[i],) if i in before else ()) + (replaced.get(i, op),)]
+    return new
