@@ -1069,7 +1069,12 @@ def test_reductions_of_a_loops_columns_are_one_reduction_each():
     program = traced(minmax_columns, x)
     after = assert_preserves(join_reductions, program, x)
     assert len(reduces(after)) == 2 and all(op.ins[0].view.shape == (50, 20) for op in reduces(after))
-    assert "join_reductions" in optimize(traced(minmax_columns, x)).fired
+    optimized = optimize(traced(minmax_columns, x))
+    assert {"join_reductions", "vectorize_lanes"} <= set(optimized.fired)
+    # NB: and the 20 columns' arithmetic is one op each over all of them (more lanes than a split makes)
+    assert not any(op.prim == "assemble" for op in optimized.ops)
+    assert {op.outs[0].view.shape for op in optimized.ops if op.prim == "ufunc" and op.params["name"] == "divide"} \
+        == {(50, 20)}
     check_against_numpy(minmax_columns, x, rtol=0, atol=0)
 
 

@@ -168,21 +168,22 @@ def _wide_groups(op: Op, period: dict[int, int | None]) -> int | None:
     return g
 
 
-def placed_lanes(op: Op) -> View | None:
-    """For an assemble of the interleaved lanes of a view W (lane axis last, its stride 1), W."""
+def placed_lanes(op: Op, limit: int = LIMIT) -> View | None:
+    """For an assemble of the interleaved lanes of a view W (lane axis last, its stride 1, at most
+    ``limit`` lanes), W."""
     if op.prim != "assemble":
         return None
     views = op.params["views"]
-    if not 2 <= len(views) <= LIMIT or any(not isinstance(x, Access) for x in op.ins):
+    if not 2 <= len(views) <= limit or any(not isinstance(x, Access) for x in op.ins):
         return None
     w = lane_view(sorted(views, key=lambda v: v.offset))
     return w if w is not None and w.strides[-1] == 1 else None
 
 
-def interleaved(op: Op) -> View | None:
+def interleaved(op: Op, limit: int = LIMIT) -> View | None:
     """For a covering assemble of the interleaved lanes of its storage (lane axis last, its
     stride 1, the whole storage C-ordered), the lane view of the storage; else None."""
-    w = placed_lanes(op)
+    w = placed_lanes(op, limit)
     if w is None or not op.params["covering"]:
         return None
     return w if w.size == op.outs[0].storage.size and is_c_contiguous(w) else None

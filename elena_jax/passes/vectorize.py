@@ -54,10 +54,15 @@ MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
 MAX_GROUPS = 3  # differently computed lane groups: each is computed over all lanes
 
 
+# NB: more lanes than a split makes (lanes.LIMIT): the columns a loop writes one by one (20 columns
+# normalized by their minimum and maximum), each its own strided computation and write otherwise
+COLUMNS = 64
+
+
 def _interleaved(op: Op) -> View | None:
     """The lane view of ``op`` if it is a covering assemble of the interleaved lanes of its
-    storage (see lanes.interleaved) and not materialized."""
-    return None if op.params.get("materialize") else interleaved(op)
+    storage (see lanes.interleaved; up to COLUMNS of them) and not materialized."""
+    return None if op.params.get("materialize") else interleaved(op, COLUMNS)
 
 
 class _Vectorizer:
