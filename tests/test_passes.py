@@ -1144,3 +1144,23 @@ def test_random_reductions_of_columns_equal_numpys(data, rows, k, dtype):
 
     x = np.random.default_rng(rows * k).normal(size=(rows, k)) * 50
     check_against_numpy(f, (x > 0) if dtype is np.bool_ else x.astype(dtype), rtol=0, atol=0)
+
+
+@given(data=st.data(), rows=st.integers(1, 30), k=st.integers(2, 24),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64]))
+@settings(max_examples=30, deadline=None)
+def test_random_loops_over_columns_equal_numpys(data, rows, k, dtype):
+    """A loop's body run on every column: reductions of the column (joined) and the column written
+    from them (its lanes vectorized, up to vectorize.COLUMNS of them), to NumPy's bits."""
+    reductions = data.draw(st.lists(st.sampled_from(["min", "max", "sum", "prod"]), min_size=1, max_size=2))
+    body = data.draw(st.sampled_from([lambda c, r: c - r[0], lambda c, r: c * 2 + r[-1],
+                                      lambda c, r: np.maximum(c, r[0]), lambda c, r: c - (r[0] + r[-1])]))
+    stride = data.draw(st.sampled_from([1, 1, 2]))
+
+    def f(x):
+        for j in range(0, x.shape[1], stride):
+            x[:, j] = body(x[:, j], [getattr(x[:, j], name)() for name in reductions])
+        return x
+
+    x = np.random.default_rng(rows * k).normal(size=(rows, k)) * 4
+    check_against_numpy(f, x.astype(dtype), rtol=0, atol=0)
