@@ -1151,7 +1151,7 @@ def to_value(x):
     (clip_boxes at 1e4-1e5 ran 1.4x slower with it on an AVX2 CPU than with the passes off).
     """
     a = np.asarray(x)
-    if a.size >= _PROGRESSION and a.dtype.kind in "iuf" and (ramp := _integer_ramp(a)) is not None:
+    if a.size >= _PROGRESSION and a.dtype.kind in "iuf" and (ramp := _ramp(a)) is not None:
         return ramp
     if a.ndim != 1 or not 2 <= a.size <= _LANE_VECTOR or a.dtype.kind not in "biuf":
         return jnp.asarray(a)
@@ -1169,7 +1169,46 @@ def to_value(x):
     return result
 
 
-_PROGRESSION = 1024  # NB: a constant of this many elements or more, an integer ramp, is computed
+_PROGRESSION = 1024  # NB: a constant of this many elements or more, a ramp, is computed
+
+
+def _ramp(a: np.ndarray):
+    """``a`` computed where it is a ramp (`_integer_ramp`, `_float_ramp`), else None."""
+    ramp = _integer_ramp(a)
+    return _float_ramp(a) if ramp is None and a.dtype.kind == "f" else ramp
+
+
+def _float_ramp(a: np.ndarray):
+    """``a`` computed where it is, bit for bit, NumPy's ``np.linspace(start, stop, n)`` (``i * step +
+    start``, the last element ``stop``; in float64, then rounded to a narrower type asked for) or
+    float ``np.arange`` (``start + i * delta``) along its flat C order: XLA embedded such a constant
+    whole (8 MB of np.linspace(0, 1, 10**6), campaign N). The product is rounded on its own
+    (`rounded`), as NumPy's; subnormal values, which XLA:CPU flushes, are left embedded. Else None."""
+    flat = a.reshape(-1)
+    n = flat.size
+    if not np.isfinite(flat).all() or ((flat != 0) & (abs(flat) < np.finfo(a.dtype).tiny)).any():
+        return None
+    for wide in dict.fromkeys((a.dtype, np.dtype(np.float64))):
+        info, first, end = np.finfo(wide), wide.type(flat[0]), wide.type(flat[-1])
+        if n > 2 ** (info.nmant + 1):  # NB: an index not exact in the type
+            continue
+        with np.errstate(all="ignore"):
+            steps = [((end - first) / wide.type(n - 1), True)]  # NB: np.linspace's
+            if wide == a.dtype:
+                steps.append((flat[1] - first, False))  # NB: np.arange's fill: its second value
+            for step, last in steps:
+                if not np.isfinite(step) or 0 < abs(step) < info.tiny:
+                    continue
+                want = np.arange(n, dtype=wide) * step + first
+                if last:
+                    want[-1] = end
+                if np.array_equal(want.astype(a.dtype).view(f"u{a.itemsize}"), flat.view(f"u{a.itemsize}")):
+                    index = memory.iota((n,), 0)
+                    x = rounded(index.astype(wide) * step) + first
+                    if last:
+                        x = memory.select(index == n - 1, jnp.full((n,), end, wide), x)
+                    return x.astype(a.dtype).reshape(a.shape)
+    return None
 
 
 def _integer_ramp(a: np.ndarray):
