@@ -1108,6 +1108,20 @@ def test_a_column_written_before_its_reduction_is_not_joined():
     check_against_numpy(shifted_maxima, x, rtol=0, atol=0)
 
 
+def reductions_into_the_next_column(x):
+    np.sum(x[:, 0], keepdims=True, out=x[0:1, 1])
+    np.sum(x[:, 1], keepdims=True, out=x[0:1, 2])
+    return x
+
+
+def test_a_reduction_into_a_later_column_is_seen_by_that_columns_reduction():
+    """The first reduction's own out= writes the next column, after the joined reduction placed
+    before it would have read it: that column keeps its own reduction (review of session 33)."""
+    x = np.arange(12.0).reshape(4, 3)
+    assert len(reduces(join_reductions(traced(reductions_into_the_next_column, x)))) == 2
+    check_against_numpy(reductions_into_the_next_column, x, rtol=0, atol=0)
+
+
 def irregular_columns(x):
     return [x[:, 0].max(), x[:, 1].max(), x[:, 3].max(), x[:, 0].min(), x[:, 0].min(), x[:, 2].min(),
             x[:, 1].prod(), x[:, 3].prod(), x[:, 1].any(), x[:, 2].any(), x[:, 0].sum(dtype=np.float32),
@@ -1130,7 +1144,8 @@ def test_only_evenly_spaced_columns_reduced_alike_are_joined():
 def test_random_reductions_of_columns_equal_numpys(data, rows, k, dtype):
     """Reductions of columns among writes to columns, in any order: joined where nothing wrote a
     column between the first reduction and its own, to NumPy's bits."""
-    steps = data.draw(st.lists(st.tuples(st.sampled_from(["min", "max", "sum", "prod", "mean", "any", "write"]),
+    steps = data.draw(st.lists(st.tuples(st.sampled_from(["min", "max", "sum", "prod", "mean", "any", "write",
+                                                          "max_into"]),
                                          st.integers(0, k - 1)), min_size=2, max_size=12))
 
     def f(x):
@@ -1138,6 +1153,8 @@ def test_random_reductions_of_columns_equal_numpys(data, rows, k, dtype):
         for name, j in steps:
             if name == "write":
                 x[:, j] = ~x[:, j] if x.dtype == np.bool_ else x[:, j] * 2
+            elif name == "max_into":  # NB: a reduction's out= into the first row of the next column
+                np.max(x[:, j], keepdims=True, out=x[0:1, (j + 1) % k])
             else:
                 out.append(getattr(x[:, j], name)())
         return out, x

@@ -1188,6 +1188,8 @@ def _float_ramp(a: np.ndarray):
     n = flat.size
     if not np.isfinite(flat).all() or ((flat != 0) & (abs(flat) < np.finfo(a.dtype).tiny)).any():
         return None
+    if not flat[0] < flat[1] < flat[2] and not flat[0] > flat[1] > flat[2]:
+        return None  # NB: no ramp: the whole candidates not built
     for wide in dict.fromkeys((a.dtype, np.dtype(np.float64))):
         info, first, end = np.finfo(wide), wide.type(flat[0]), wide.type(flat[-1])
         if n > 2 ** (info.nmant + 1):  # NB: an index not exact in the type
@@ -1204,10 +1206,12 @@ def _float_ramp(a: np.ndarray):
                     want[-1] = end
                 if np.array_equal(want.astype(a.dtype).view(f"u{a.itemsize}"), flat.view(f"u{a.itemsize}")):
                     index = memory.iota((n,), 0)
-                    x = rounded(index.astype(wide) * step) + first
+                    # NB: the start hidden too: XLA folds ``v + 0.0`` into v, -0.0 where v is (i = 0 of a
+                    # ramp down from 0.0)
+                    x = rounded(index.astype(wide) * step) + rounded(jnp.full((n,), first, wide))
                     if last:
                         x = memory.select(index == n - 1, jnp.full((n,), end, wide), x)
-                    return x.astype(a.dtype).reshape(a.shape)
+                    return cast(x, a.dtype).reshape(a.shape)  # NB: float16 from float64 rounded once
     return None
 
 

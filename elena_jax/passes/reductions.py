@@ -51,13 +51,14 @@ def _written(ops: list[Op]) -> dict[int, tuple[list[int], list[View]]]:
 
 
 def _unchanged(members: list[int], ops: list[Op], writes) -> list[int]:
-    """The members whose column nothing writes between the first member and themselves."""
+    """The members whose column nothing writes from the first member's own write (its ``out=``,
+    after the joined reduction placed before it) up to themselves."""
     first = members[0]
     kept = [first]
     for i in members[1:]:
         a = ops[i].ins[0]
         at, views = writes.get(a.storage.id, ([], []))
-        lo, hi = bisect.bisect_right(at, first), bisect.bisect_left(at, i)
+        lo, hi = bisect.bisect_left(at, first), bisect.bisect_left(at, i)
         if not any(overlap(v, a.view) for v in views[lo:hi]):
             kept.append(i)
     return kept
@@ -76,6 +77,9 @@ def _lanes(members: list[int], ops: list[Op]) -> View | None:
 
 
 def join_reductions(program: Program) -> Program:
+    """``program`` with each group of joinable reductions (`_key`, `_unchanged`, `_lanes`) one
+    reduction of their lane view, placed before the first of them, and each of them a copy of
+    its lane."""
     ops = program.ops
     groups: dict[tuple, list[int]] = {}
     for i, op in enumerate(ops):
