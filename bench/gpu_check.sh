@@ -8,7 +8,7 @@
 # Each stage has its own time limit (BENCH_S, TEST_S, HIDING_S seconds); the benchmark keeps the rows
 # it finished if stopped. CASES=a,b runs only those cases (HIDING_CASES, bench.hiding's).
 #   bash bench/gpu_check.sh            # about 6 minutes on one H200 (2026-11-28: bench 125 s, tests 82 s)
-#   BENCH_S=230 TEST_S=150 HIDING_S=180 bash bench/gpu_check.sh   # within one 10-minute device call
+#   BENCH_S=220 TEST_S=150 HIDING_S=190 bash bench/gpu_check.sh   # within one 10-minute device call
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/elena_jax_gpu}
