@@ -1346,6 +1346,45 @@ def test_covariances_are_numpys_steps_and_symmetric():
     np.testing.assert_array_equal(c, c.T)
 
 
+WEIGHTED = [lambda a, w: np.quantile(a[:, 0], [0, 0.1, 0.5, 0.99, 1.0], weights=w[:, 0], method="inverted_cdf"),
+            lambda a, w: np.quantile(a, [0.25, 0.75], axis=0, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a, 0.3, axis=1, weights=w, method="inverted_cdf", keepdims=True),
+            lambda a, w: np.quantile(a, 0.4, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a, 0.6, axis=0, weights=w[:, 1], method="inverted_cdf"),
+            lambda a, w: np.percentile(a.astype(np.int64), [10, 50, 90], axis=0, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a, 0.5, axis=0, weights=np.arange(7.0), method="inverted_cdf"),
+            lambda a, w: np.quantile(np.where(a > 1.5, np.nan, a), 0.5, axis=0, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a.astype(np.float32), np.float32(0.3), axis=0, weights=w, method="inverted_cdf")]
+
+
+@pytest.mark.parametrize("f", WEIGHTED)
+def test_quantiles_with_weights(f):
+    """np.quantile/percentile(weights=) was refused (jax.numpy has no weights): NumPy's steps (the
+    values sorted with their weights, the weights' running float64 sum over their total, the first
+    value whose share reaches q), of zero weights (leading ones too), NaN rows, integers, float32."""
+    rng = np.random.default_rng(0)
+    check_against_numpy(f, rng.normal(size=(7, 5)) * 3, rng.integers(0, 4, (7, 5)).astype(float), rtol=0, atol=0)
+
+
+NEGATIVE = -np.ones(6)
+
+
+def test_quantiles_with_weights_raise_numpys_errors():
+    a, w = np.arange(6.0), np.ones(6)
+    for f, match in [(lambda a, w: np.quantile(a, 0.5, weights=w), "Only method 'inverted_cdf'"),
+                     (lambda a, w: np.quantile(a, 0.5, axis=0, weights=w[:3], method="inverted_cdf"), "Shape of"),
+                     (lambda a, w: np.quantile(a, 0.5, weights=NEGATIVE, method="inverted_cdf"), "non-negative"),
+                     (lambda a, w: np.quantile(a, 0.5, weights=np.arange(6) * 0, method="inverted_cdf"), "all zero")]:
+        with pytest.raises(ValueError, match=match):
+            elena_jax.functionalize(f)(a, w)
+    # NB: of traced weights, from their values: in checked mode
+    checked = elena_jax.functionalize(lambda a, w: np.quantile(a, 0.5, weights=w, method="inverted_cdf"),
+                                      checked=True)
+    for bad, match in [(w - 2, "non-negative"), (w * 0, "all zero")]:
+        with pytest.raises(ValueError, match=match):
+            checked(a, bad)
+
+
 def test_quantile_and_covariance_edge_cases_of_the_review():
     """An integer out= of a method that picks elements; the sign of a zero at the upper bound of a
     NaN-skipping row (NumPy's weight of its index -1); np.cov of a list y (the review's finds)."""

@@ -95,6 +95,18 @@ def _quantile(func):
         known = _known(q)  # NB: np.array([50.0]) made inside is known
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
+        weights = kwargs.get("weights")
+        if weights is not None and not skip_nans and isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size \
+                and qs is not None and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple) \
+                and set(kwargs) == {"weights"}:
+            weights = _arr(weights)
+            known_weights = _known(weights)
+            with np.errstate(all="ignore"):  # NB: NumPy's errors of the method, q, axis, the weights' shape and
+                func(np.ones(a.shape, a.dtype), known, axis=axis, method=method, keepdims=keepdims,  # known values
+                     weights=np.ones(weights.shape) if known_weights is None else known_weights)
+            if out is not None:
+                _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims, "method": method}, out)
+            return _returned(func.__name__, [_weighted_quantiles(a, qs, weights, axis, keepdims)], out, False)
         if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and not kwargs and qs is not None
                 and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
             if method not in _JAX_QUANTILE_METHODS:
@@ -199,6 +211,36 @@ def _quantiles(a: Tracer, qs: np.ndarray, weak: bool, axis, keepdims: bool, meth
         t, rest = t.astype(s.dtype), rest.astype(s.dtype)
     r = np.where(gamma >= 0.5, hi - diff * rest, lo + diff * t)
     return _quantile_result(s, r, a, axis, ax, qs, keepdims, skip_nans)
+
+
+def _weighted_quantiles(a: Tracer, qs: np.ndarray, weights, axis, keepdims: bool) -> Tracer:
+    """NumPy's quantiles with weights (method inverted_cdf): its steps along ``axis``, the values
+    sorted with their weights, the weights' running sum in float64 over their total (in q's type),
+    and for each q the first value whose share reaches it. NB: NumPy's zeros of that sum made -1
+    where its first one is zero: at any, the same (the sum never decreases); its searchsorted, the
+    count of shares below q; equal values sorted stably, where NumPy's quicksort may order them
+    otherwise (the value picked is the same, but for a share at q to the last bit). Negative or
+    non-finite weights are NumPy's ValueError in checked mode only."""
+    ax = 0 if axis is None else V.normalize_axis(axis, a.ndim)
+    if axis is None:
+        values, w = np.ravel(a), np.ravel(weights)
+    else:
+        values = np.moveaxis(a, ax, 0)
+        w = np.moveaxis(weights, ax, 0) if np.ndim(weights) == a.ndim else weights
+    order = np.argsort(values, axis=0, kind="stable")
+    s = np.take_along_axis(values, order, axis=0)
+    w = np.take_along_axis(w, order, axis=0) if np.shape(w) == s.shape else np.reshape(w, -1)[order]
+    cdf = np.cumsum(w, axis=0, dtype=np.float64)
+    cdf = cdf / cdf[-1]
+    if isinstance(weights, Tracer):  # NB: NumPy's own call raised of known weights
+        raise_where(np.any(weights < 0), ValueError, "Weights must be non-negative.")
+        raise_where(np.any(np.isnan(cdf[-1])), ValueError, "Weights included NaN, inf or were all zero.")
+    if qs.dtype.kind == "f":
+        cdf = cdf.astype(qs.dtype)
+    cdf = np.where(cdf == 0, -1, cdf)
+    below = np.sum(cdf[None] < qs.reshape((-1,) + (1,) * s.ndim), axis=1)  # NB: q's axis first
+    picked = np.take_along_axis(s[None], np.minimum(below, s.shape[0] - 1)[:, None], axis=1)[:, 0]
+    return _quantile_result(s, picked.reshape(qs.shape + s.shape[1:]), a, axis, ax, qs, keepdims, False)
 
 
 def _neighbours(s: Tracer, index, last) -> Tracer:
