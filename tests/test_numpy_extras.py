@@ -1366,6 +1366,23 @@ def test_quantiles_with_weights(f):
     check_against_numpy(f, rng.normal(size=(7, 5)) * 3, rng.integers(0, 4, (7, 5)).astype(float), rtol=0, atol=0)
 
 
+def scaled_by_row(a):
+    out = np.zeros_like(a)
+    for index, v in np.ndenumerate(a):
+        out[index] = v * (index[0] + 1)
+    return out
+
+
+@pytest.mark.parametrize("f, x", [(scaled_by_row, np.arange(6.0).reshape(2, 3)),
+                                  (lambda a: sum(v for _, v in np.ndenumerate(a[::-1].T)), np.arange(6).reshape(2, 3)),
+                                  (lambda a: [v for _, v in np.ndenumerate(a)], np.array(5.0)),
+                                  (lambda a: a + sum(v for _, v in np.ndenumerate(np.arange(4.0))), np.ones(2))])
+def test_ndenumerate_of_a_traced_array(f, x):
+    """np.ndenumerate asked a traced array for its values (a refusal); its indices in C order and
+    the elements there, a NumPy array's still NumPy's."""
+    check_against_numpy(f, x, rtol=0, atol=0)
+
+
 NEGATIVE = -np.ones(6)
 
 

@@ -1563,6 +1563,19 @@ def _nditer(op, *args, **kwargs):
 
 intercept(np, "nditer", _nditer, traced=False)  # NB: a class, not dispatched by __array_function__
 
+_NDENUMERATE = np.ndenumerate
+
+
+def _ndenumerate(arr):
+    """np.ndenumerate: of a traced array, each index in C order with the element there (a 0-d
+    traced value, as NumPy's scalar); NumPy's own asked for the array's values."""
+    if not isinstance(arr, Tracer):
+        return _NDENUMERATE(arr)
+    return ((index, arr[index]) for index in np.ndindex(arr.shape))
+
+
+intercept(np, "ndenumerate", _ndenumerate)  # NB: a class, not dispatched by __array_function__
+
 
 @implements(np.apply_over_axes)
 def apply_over_axes(func, a, axes):
