@@ -969,6 +969,16 @@ def test_flat_reads_are_copies_and_writes_from_overlapping_values_are_refused():
             elena_jax.functionalize(g)(arr((3, 4)))
 
 
+@pytest.mark.parametrize("f", [lambda a: np.fft.fftn(a, axes=(1, 1)), lambda a: np.fft.ifftn(a, axes=(0, 1, 0)),
+                               lambda a: np.fft.fft2(a, axes=(1, 1)), lambda a: np.fft.ifft2(a, s=(5, 3), axes=(-1, 1)),
+                               lambda a: np.fft.fftn(a.astype(np.float32), axes=(0, 0), norm="ortho"),
+                               lambda a: np.fft.fftn(a, s=(8, 2, 3), axes=(1, 0, 1))])
+def test_ffts_along_an_axis_repeated(f):
+    """jax.numpy refuses an axis repeated in fftn/fft2 (and elena_jax did); NumPy transforms along
+    it again: a 1-D transform per axis, the last first, each of its length."""
+    check(f, np.random.default_rng(0).normal(size=(4, 6)))
+
+
 def test_rfft_with_a_norm_stays_numpys():
     """Only the unnormalized forward transforms are computed in double: rfft(norm='ortho') of
     float32 is NumPy's in single precision (a review's find)."""

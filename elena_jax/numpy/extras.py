@@ -367,8 +367,34 @@ def _ascending(bins):
 
 FFT = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
        "fftshift", "ifftshift"]
+
+
+def _fft_nd(name: str):
+    """np.fft's fftn, ifftn, fft2, ifft2; with an axis repeated, which jax.numpy refuses, NumPy's own
+    steps: a 1-D transform along each axis in turn, the last first, each of the length asked for it."""
+    func = getattr(np.fft, name)
+    generic = jnp_function(func, f"fft.{name}")
+    one = np.fft.ifft if name.startswith("i") else np.fft.fft
+    default = (-2, -1) if name.endswith("2") else None
+
+    def impl(a, s=None, axes=default, norm=None, out=None):
+        ndim = np.ndim(a)
+        if axes is not None and (s is None or len(s) == len(axes)) and all(-ndim <= x < ndim for x in axes) \
+                and len({x % ndim for x in axes}) < len(axes):
+            lengths = [np.shape(a)[x] for x in axes] if s is None else list(s)
+            for k in reversed(range(len(axes))):
+                a = one(a, n=lengths[k], axis=axes[k], norm=norm, out=out if k == 0 else None)
+            return a
+        return generic(a, s=s, axes=axes, norm=norm, out=out)
+
+    impl.__name__ = name
+    return impl
+
+
 for _name in FFT:
-    implements(getattr(np.fft, _name))(jnp_function(getattr(np.fft, _name), f"fft.{_name}"))
+    _impl = _fft_nd(_name) if _name in ("fftn", "ifftn", "fft2", "ifft2") else \
+        jnp_function(getattr(np.fft, _name), f"fft.{_name}")
+    implements(getattr(np.fft, _name))(_impl)
 FLOAT_COMPUTE.update(f"fft.{n}" for n in FFT if "shift" not in n)
 IN_DOUBLE.update({"fft.fft", "fft.rfft"})  # NB: not the inverse ones, nor fft2 (rounded between axes)
 
