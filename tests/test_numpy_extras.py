@@ -970,6 +970,8 @@ def test_flat_reads_are_copies_and_writes_from_overlapping_values_are_refused():
 
 
 @pytest.mark.parametrize("f", [lambda a: np.fft.fftn(a, axes=(1, 1)), lambda a: np.fft.ifftn(a, axes=(0, 1, 0)),
+                               lambda a: np.fft.fftn(a, s=(-1, 3), axes=(1, 1)),
+                               lambda a: np.fft.fftn(a, s=(8, 8), axes=(1, 1), out=np.zeros((4, 8), complex)),
                                lambda a: np.fft.fft2(a, axes=(1, 1)), lambda a: np.fft.ifft2(a, s=(5, 3), axes=(-1, 1)),
                                lambda a: np.fft.fftn(a.astype(np.float32), axes=(0, 0), norm="ortho"),
                                lambda a: np.fft.fftn(a, s=(8, 2, 3), axes=(1, 0, 1))])
@@ -1364,7 +1366,13 @@ WEIGHTED = [lambda a, w: np.quantile(a[:, 0], [0, 0.1, 0.5, 0.99, 1.0], weights=
             lambda a, w: np.percentile(a.astype(np.int64), [10, 50, 90], axis=0, weights=w, method="inverted_cdf"),
             lambda a, w: np.quantile(a, 0.5, axis=0, weights=np.arange(7.0), method="inverted_cdf"),
             lambda a, w: np.quantile(np.where(a > 1.5, np.nan, a), 0.5, axis=0, weights=w, method="inverted_cdf"),
-            lambda a, w: np.quantile(a.astype(np.float32), np.float32(0.3), axis=0, weights=w, method="inverted_cdf")]
+            lambda a, w: np.quantile(a.astype(np.float32), np.float32(0.3), axis=0, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a[:4, 0], [0.25, 0.5, 0.75], weights=np.ones(4), method="inverted_cdf"),
+            lambda a, w: np.quantile(a, 0.5, weights=w, method="inverted_cdf", keepdims=True),
+            lambda a, w: np.quantile(a, [[0.2, 0.9]], axis=0, weights=w, method="inverted_cdf"),
+            lambda a, w: np.quantile(a.reshape(7, 5, 1) * [1, 2], 0.7, axis=0, weights=w[:, 0], method="inverted_cdf"),
+            lambda a, w: np.quantile(a.astype(np.int64), 0.5, axis=1, weights=w, method="inverted_cdf",
+                                     out=np.zeros(7))]
 
 
 @pytest.mark.parametrize("f", WEIGHTED)
@@ -1386,7 +1394,8 @@ def scaled_by_row(a):
 @pytest.mark.parametrize("f, x", [(scaled_by_row, np.arange(6.0).reshape(2, 3)),
                                   (lambda a: sum(v for _, v in np.ndenumerate(a[::-1].T)), np.arange(6).reshape(2, 3)),
                                   (lambda a: [v for _, v in np.ndenumerate(a)], np.array(5.0)),
-                                  (lambda a: a + sum(v for _, v in np.ndenumerate(np.arange(4.0))), np.ones(2))])
+                                  (lambda a: a + sum(v for _, v in np.ndenumerate(np.arange(4.0))), np.ones(2)),
+                                  (lambda a: [v for _, v in np.ndenumerate([a[0], a[1] * 2])], np.arange(3.0))])
 def test_ndenumerate_of_a_traced_array(f, x):
     """np.ndenumerate asked a traced array for its values (a refusal); its indices in C order and
     the elements there, a NumPy array's still NumPy's."""
@@ -1401,15 +1410,18 @@ def test_quantiles_with_weights_raise_numpys_errors():
     for f, match in [(lambda a, w: np.quantile(a, 0.5, weights=w), "Only method 'inverted_cdf'"),
                      (lambda a, w: np.quantile(a, 0.5, axis=0, weights=w[:3], method="inverted_cdf"), "Shape of"),
                      (lambda a, w: np.quantile(a, 0.5, weights=NEGATIVE, method="inverted_cdf"), "non-negative"),
-                     (lambda a, w: np.quantile(a, 0.5, weights=np.arange(6) * 0, method="inverted_cdf"), "all zero")]:
+                     (lambda a, w: np.quantile(a, 0.5, weights=np.arange(6) * 0, method="inverted_cdf"), "all zero"),
+                     (lambda a, w: np.quantile(a, [[[0.5]]], weights=w, method="inverted_cdf"), "scalar or 1d")]:
         with pytest.raises(ValueError, match=match):
             elena_jax.functionalize(f)(a, w)
     # NB: of traced weights, from their values: in checked mode
     checked = elena_jax.functionalize(lambda a, w: np.quantile(a, 0.5, weights=w, method="inverted_cdf"),
                                       checked=True)
-    for bad, match in [(w - 2, "non-negative"), (w * 0, "all zero")]:
+    for bad, match in [(w - 2, "non-negative"), (w * 0, "all zero"), (w * np.inf, "NaN, inf")]:
         with pytest.raises(ValueError, match=match):
             checked(a, bad)
+    with pytest.raises(elena_jax.UnsupportedError, match="not for np.nanquantile"):
+        elena_jax.functionalize(lambda a, w: np.nanquantile(a, 0.5, weights=w, method="inverted_cdf"))(a, w)
 
 
 def test_quantile_and_covariance_edge_cases_of_the_review():

@@ -96,16 +96,21 @@ def _quantile(func):
         qs = None if known is None or has_tracer(known) else np.true_divide(known, 100) if percent \
             else np.asanyarray(known)
         weights = kwargs.get("weights")
-        if weights is not None and not skip_nans and isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size \
-                and qs is not None and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple) \
-                and set(kwargs) == {"weights"}:
+        if weights is not None:
             weights = _arr(weights)
             known_weights = _known(weights)
             with np.errstate(all="ignore"):  # NB: NumPy's errors of the method, q, axis, the weights' shape and
-                func(np.ones(a.shape, a.dtype), known, axis=axis, method=method, keepdims=keepdims,  # known values
+                func(np.ones(np.shape(a), getattr(a, "dtype", None)), 0.5 if qs is None else known,  # known values
+                     axis=axis, method=method, keepdims=keepdims,
                      weights=np.ones(weights.shape) if known_weights is None else known_weights)
-            if out is not None:
-                _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims, "method": method}, out)
+            if skip_nans or not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and qs is not None and qs.dtype.kind
+                                 in "biuf" and not isinstance(axis, tuple) and set(kwargs) == {"weights"}):
+                raise located(UnsupportedError, f"np.{func.__name__}(weights=) is supported by elena_jax for a traced "
+                              "integer or float array, a q known at trace time and one axis (or None); not for "
+                              "np.nanquantile or np.nanpercentile")
+            if out is not None:  # NB: NumPy's weighted branch writes into out casting unsafely
+                _check_out_cast(func, (a, known), {"axis": axis, "keepdims": keepdims, "method": method,
+                                                   "weights": np.ones(weights.shape)}, out)
             return _returned(func.__name__, [_weighted_quantiles(a, qs, weights, axis, keepdims)], out, False)
         if not (isinstance(a, Tracer) and a.dtype.kind in "iuf" and a.size and not kwargs and qs is not None
                 and qs.dtype.kind in "biuf" and qs.ndim <= 1 and not isinstance(axis, tuple)):
@@ -381,9 +386,10 @@ def _fft_nd(name: str):
         ndim = np.ndim(a)
         if axes is not None and (s is None or len(s) == len(axes)) and all(-ndim <= x < ndim for x in axes) \
                 and len({x % ndim for x in axes}) < len(axes):
-            lengths = [np.shape(a)[x] for x in axes] if s is None else list(s)
+            # NB: -1 (or no s) is the axis' length before the first step; out= is every step's, as NumPy's
+            lengths = [np.shape(a)[x] if s is None or s[k] == -1 else s[k] for k, x in enumerate(axes)]
             for k in reversed(range(len(axes))):
-                a = one(a, n=lengths[k], axis=axes[k], norm=norm, out=out if k == 0 else None)
+                a = one(a, n=lengths[k], axis=axes[k], norm=norm, out=out)
             return a
         return generic(a, s=s, axes=axes, norm=norm, out=out)
 
@@ -1595,8 +1601,9 @@ _NDENUMERATE = np.ndenumerate
 def _ndenumerate(arr):
     """np.ndenumerate: of a traced array, each index in C order with the element there (a 0-d
     traced value, as NumPy's scalar); NumPy's own asked for the array's values."""
-    if not isinstance(arr, Tracer):
+    if not has_tracer(arr):
         return _NDENUMERATE(arr)
+    arr = _arr(arr)  # NB: a list holding traced values too
     return ((index, arr[index]) for index in np.ndindex(arr.shape))
 
 
