@@ -1402,6 +1402,17 @@ def test_ndenumerate_of_a_traced_array(f, x):
     check_against_numpy(f, x, rtol=0, atol=0)
 
 
+DATA = np.array([3.0, 1.0, 2.0, 5.0, 4.0])
+
+
+@pytest.mark.parametrize("f", [lambda w: np.quantile(DATA, [0.3, 0.8], weights=w, method="inverted_cdf"),
+                               lambda w: np.percentile([3, 1, 2, 5, 4], 40, weights=w, method="inverted_cdf"),
+                               lambda w: np.quantile(w * 2, 0.5, weights=[1, 2, 3, 4, 5], method="inverted_cdf")])
+def test_quantiles_of_numpy_data_with_traced_weights(f):
+    """NumPy data (a global array, a list) with traced weights was refused (a review's find)."""
+    check_against_numpy(f, np.array([1.0, 2, 0, 1, 3]), rtol=0, atol=0)
+
+
 NEGATIVE = -np.ones(6)
 
 

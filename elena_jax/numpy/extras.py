@@ -98,6 +98,8 @@ def _quantile(func):
         weights = kwargs.get("weights")
         if weights is not None:
             weights = _arr(weights)
+            if not isinstance(a, Tracer) and (isinstance(weights, Tracer) or has_tracer(a)):
+                a = _arr(a)  # NB: NumPy data (a list, an array) sorted with traced weights
             known_weights = _known(weights)
             with np.errstate(all="ignore"):  # NB: NumPy's errors of the method, q, axis, the weights' shape and
                 func(np.ones(np.shape(a), getattr(a, "dtype", None)), 0.5 if qs is None else known,  # known values
