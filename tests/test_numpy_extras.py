@@ -972,6 +972,8 @@ def test_flat_reads_are_copies_and_writes_from_overlapping_values_are_refused():
 @pytest.mark.parametrize("f", [lambda a: np.fft.fftn(a, axes=(1, 1)), lambda a: np.fft.ifftn(a, axes=(0, 1, 0)),
                                lambda a: np.fft.fftn(a, s=(-1, 3), axes=(1, 1)),
                                lambda a: np.fft.fftn(a, s=(8, 8), axes=(1, 1), out=np.zeros((4, 8), complex)),
+                               lambda a: np.fft.fftn(a, axes=np.array([1, 1])),
+                               lambda a: np.fft.ifftn(a, axes=np.arange(2)),
                                lambda a: np.fft.fft2(a, axes=(1, 1)), lambda a: np.fft.ifft2(a, s=(5, 3), axes=(-1, 1)),
                                lambda a: np.fft.fftn(a.astype(np.float32), axes=(0, 0), norm="ortho"),
                                lambda a: np.fft.fftn(a, s=(8, 2, 3), axes=(1, 0, 1))])
