@@ -8,6 +8,7 @@ command line runs end to end, writing JSON, markdown and plots.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -73,20 +74,10 @@ def test_torch_version_equals_numpy(name):
 
 
 @needs_elena
+@pytest.mark.parametrize("lowering", ["native", "as_gpu"])
 @pytest.mark.parametrize("name", [c for c in CASES if c != "nms"])
-def test_elena_jax_equals_numpy(name):
-    case = CASES[name]
-    args, want, after = reference(case)
-    arrays, bind = split_args(args)
-    copies = [a.copy() for a in arrays]
-    check(bind(elena_jax.functionalize(case.numpy_fn))(*copies), want, name, strict_dtype=True)
-    check(copies, [a for a in after if isinstance(a, np.ndarray)], f"{name} inputs after the call")
-
-
-@needs_elena
-@pytest.mark.parametrize("name", [c for c in CASES if c != "nms"])
-def test_elena_jax_lowered_as_for_a_gpu_equals_numpy(name):
-    # NB: off the CPU the values are hidden another way and lanes are stacked, not selected
+def test_elena_jax_equals_numpy(name, lowering):
+    # NB: as_gpu: as off the CPU, the values hidden another way and lanes stacked, not selected
     # (lower/opaque.py, rules.STACKED_OFF_CPU); XLA:CPU runs that lowering here
     from elena_jax.lower import opaque
 
@@ -94,9 +85,19 @@ def test_elena_jax_lowered_as_for_a_gpu_equals_numpy(name):
     args, want, after = reference(case)
     arrays, bind = split_args(args)
     copies = [a.copy() for a in arrays]
-    with opaque.lowered_as_gpu():
+    with contextlib.nullcontext() if lowering == "native" else opaque.lowered_as_gpu():
         check(bind(elena_jax.functionalize(case.numpy_fn))(*copies), want, name, strict_dtype=True)
     check(copies, [a for a in after if isinstance(a, np.ndarray)], f"{name} inputs after the call")
+
+
+def exported(name: str) -> dict[str, str]:
+    """Case ``name``'s elena_jax program as lowered for the CPU and for a GPU (jax.export: no GPU needed)."""
+    case = CASES[name]
+    arrays, bind = split_args(case.inputs(N, seed=1))
+    pure = elena_jax.pure(case.numpy_fn)
+    with jax.enable_x64(True):
+        return {p: jax.export.export(jax.jit(bind(lambda *a: pure(*a)[0])), platforms=[p])(*arrays).mlir_module()
+                for p in ("cpu", "cuda")}
 
 
 @needs_elena
@@ -105,12 +106,7 @@ def test_elena_jax_lowered_as_for_a_gpu_equals_numpy(name):
 def test_elena_jax_gpu_programs_stack_computed_lanes(name, stacks):
     # NB: off the CPU a select of computed lanes is a stack (rules.STACKED_OFF_CPU: measured on an
     # H200, bench/results/20261128c_gpu_hiding.md); an argument's columns stay selected there
-    case = CASES[name]
-    arrays, bind = split_args(case.inputs(N, seed=1))
-    pure = elena_jax.pure(case.numpy_fn)
-    with jax.enable_x64(True):
-        text = {p: jax.export.export(jax.jit(bind(lambda *a: pure(*a)[0])), platforms=[p])(*arrays).mlir_module()
-                for p in ("cpu", "cuda")}
+    text = exported(name)
     assert text["cuda"].count("stablehlo.concatenate") == stacks
     assert "stablehlo.concatenate" not in text["cpu"]
 
@@ -120,12 +116,7 @@ def test_elena_jax_gpu_programs_stack_computed_lanes(name, stacks):
 def test_elena_jax_gpu_programs_have_no_barriers(name):
     # NB: XLA:GPU ends a kernel at each optimization barrier (lower/opaque.py); jax.export lowers
     # for a GPU without one. standardize's sums keep theirs (a chain's start), nms is refused.
-    case = CASES[name]
-    arrays, bind = split_args(case.inputs(N, seed=1))
-    pure = elena_jax.pure(case.numpy_fn)
-    with jax.enable_x64(True):
-        text = {p: jax.export.export(jax.jit(bind(lambda *a: pure(*a)[0])), platforms=[p])(*arrays).mlir_module()
-                for p in ("cpu", "cuda")}
+    text = exported(name)
     assert "optimization_barrier" not in text["cuda"]
     assert "optimization_barrier" in text["cpu"] or name in ("valid_flags", "grid_anchors", "clip_boxes")
 
