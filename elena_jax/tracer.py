@@ -966,6 +966,7 @@ def _unary(ufunc):
 for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
     setattr(Tracer, f"__{_name}__", _unary(_ufunc))
 
+
 def _compare(ufunc):
     def compare(self, other):
         if ufunc in (np.equal, np.not_equal) and (other is None or isinstance(other, (str, bytes))):

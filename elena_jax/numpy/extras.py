@@ -386,8 +386,7 @@ def _fft_nd(name: str):
 
     def impl(a, s=None, axes=default, norm=None, out=None):
         ndim = np.ndim(a)
-        known = None if axes is None else _known(axes)
-        if isinstance(axes, Tracer) and known is not None:  # NB: made inside (np.array([0, 1])): its value
+        if isinstance(axes, Tracer) and (known := _known(axes)) is not None:  # NB: made inside (np.arange(2))
             axes = [int(x) for x in np.ravel(known)]
         if axes is not None and (s is None or len(s) == len(axes)) and all(-ndim <= x < ndim for x in axes) \
                 and len({x % ndim for x in axes}) < len(axes):
