@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marks import rotated, slow_beyond
+from test_opaque import same_bits
 
 import elena_jax
 from elena_jax import view as V
@@ -258,11 +259,6 @@ def test_integer_ramps_made_inside_are_computed_not_embedded(f):
     check_against_numpy(f, x)
     with jax.enable_x64(True):
         assert len(jax.jit(elena_jax.pure(f)).lower(x).as_text()) < 5000
-
-
-def same_bits(got, want):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
 @pytest.mark.parametrize("f", [lambda v: v + np.linspace(0, 1, v.size), lambda v: v * np.linspace(-3.7, 11.1, v.size),
