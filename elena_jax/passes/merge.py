@@ -84,19 +84,36 @@ def _lowerings(ops: list[Op]) -> list[Op]:
     uses: Counter[int] = Counter()  # storage id -> reads so far
     out = []
     for i, op in enumerate(ops):
-        if op.prim == "assemble":
-            lanes = interleaved(op) if op.params["covering"] else placed_lanes(op)
-            # NB: a select per piece costs a pass over the storage each: many pieces (a loop's 200 row
-            # writes) are update slices, one piece's size each (an EWMA of 200 steps: 16 ms, then 3)
-            many = len(op.params["views"]) > _SELECTS
-            params = {**op.params, "materialize": _read_in_part(ops, i),
-                      "slices": many or _all_expensive(op, writer, uses),
-                      "stack": stack_form(lanes)}
-            op = op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
+        op = _marked(ops, i, writer, uses)
         out.append(op)
         uses.update(a.storage.id for a in op.reads())
         writer.update((a.storage.id, op) for a in op.outs)
     return out
+
+
+def marked(ops: list[Op], i: int) -> Op:
+    """The assemble ``ops[i]`` marked with how it is lowered (for a pass that makes one after
+    this pass ran: vectorize's lane groups)."""
+    writer: dict[int, Op] = {}
+    uses: Counter[int] = Counter()
+    for op in ops[:i]:
+        uses.update(a.storage.id for a in op.reads())
+        writer.update((a.storage.id, op) for a in op.outs)
+    return _marked(ops, i, writer, uses)
+
+
+def _marked(ops: list[Op], i: int, writer: dict[int, Op], uses: Counter[int]) -> Op:
+    op = ops[i]
+    if op.prim != "assemble":
+        return op
+    lanes = interleaved(op) if op.params["covering"] else placed_lanes(op)
+    # NB: a select per piece costs a pass over the storage each: many pieces (a loop's 200 row
+    # writes) are update slices, one piece's size each (an EWMA of 200 steps: 16 ms, then 3)
+    many = len(op.params["views"]) > _SELECTS
+    params = {**op.params, "materialize": _read_in_part(ops, i),
+              "slices": many or _all_expensive(op, writer, uses),
+              "stack": stack_form(lanes)}
+    return op if params == op.params else Op(op.prim, op.ins, op.outs, params, op.where)
 
 
 def stack_form(lanes: View | None) -> bool | str:

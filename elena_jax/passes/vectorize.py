@@ -17,9 +17,13 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
 - anything else is a leaf: its K values selected by lane (``select_lanes``),
   which is what the assemble did, now only for the leaves.
 
-Only covering assembles whose lanes interleave a storage (lane axis last, its
-stride 1, the whole storage C-ordered) are rewritten, and only when more than
-the leaves is vectorized; wide lanes (several elements per row, see
+Covering assembles whose lanes interleave a storage (lane axis last, its
+stride 1, the whole storage C-ordered) are rewritten whole. In any other
+assemble, each group of pieces that are the lanes of one view (a loop over
+columns writing ``col[1:]`` and ``col[0]``: the lanes of ``P[1:, :]`` and of
+``P[0, :]``) is rewritten on its own, the assemble then placing the groups'
+values (each a computation over its lanes, or one constant) and the other
+pieces. Either only when more than the leaves is vectorized; wide lanes (several elements per row, see
 lanes.wide) only when no lane is selected, as their stacked assemble is faster.
 The vectorized ops are placed where the assemble was, so every value they
 read must still be what the lane ops read: a leaf whose storage is written in
@@ -43,9 +47,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Access, Const, Op, Program
-from ..view import View, contiguous, expand_dims, index, reshape, same_elements
+from ..view import View, contiguous, expand_dims, index, lane_view, reshape, same_elements
 from ._rewrite import copy_program, temporary
-from .lanes import interleaved, lane, lane_view, splittable, wide
+from .lanes import interleaved, lane, splittable, wide
+from .merge import marked
 
 # Ufuncs cheap enough to compute over every lane and select from (a different one per lane).
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
@@ -324,25 +329,89 @@ def vectorize_lanes(program: Program) -> Program:
     new = copy_program(program)
     ops, changed = [], False
     built: dict = {}  # lanes vectorized for the assembles rewritten so far (see the module's docstring)
+
+    def vectorized(i: int, items: tuple, w: View, dtype):
+        """The ops computing ``items``, the lanes of view ``w`` placed by the assemble at ``i``,
+        over all lanes, and their value; or None."""
+        vec = _Vectorizer(new, i, writes, definers, built)
+        value = vec._computed(items, dtype)
+        # NB: wide lanes only when no lane is selected: the stacked assemble is faster there
+        if value is None or wide(w) and any(o.prim == "select_lanes" for o in vec.ops) or vec.duplicates(value):
+            return None
+        vec.memo[vec.key(items, dtype)] = value
+        built.update(vec.built())
+        return vec.ops, value
+
     for i, op in enumerate(program.ops):
         w = _interleaved(op)
         if w is not None:
             order = sorted(range(len(op.params["views"])), key=lambda k: op.params["views"][k].offset)
             target = op.outs[0].storage
-            vec = _Vectorizer(new, i, writes, definers, built)
-            items = tuple((op.ins[k], i) for k in order)
-            value = vec._computed(items, target.dtype)
-            # NB: wide lanes only when no lane is selected: the stacked assemble is faster there
-            if value is not None and not (wide(w) and any(o.prim == "select_lanes" for o in vec.ops)) \
-                    and not vec.duplicates(value):
+            done = vectorized(i, tuple((op.ins[k], i) for k in order), w, target.dtype)
+            if done is not None:
+                made, value = done
                 flat = Access(value.storage, reshape(contiguous(value.storage.shape), target.shape))
-                ops += vec.ops + [Op("copy", (flat,), (Access.whole(target),), {}, op.where)]
-                vec.memo[vec.key(items, target.dtype)] = value
-                built.update(vec.built())
+                ops += made + [Op("copy", (flat,), (Access.whole(target),), {}, op.where)]
                 changed = True
                 continue
+        elif op.prim == "assemble" and not op.params.get("materialize"):
+            grouped = _grouped(op, i, vectorized, definers)
+            if grouped is not None:
+                made, op = grouped
+                ops += made
+                later = [op] + list(program.ops[i + 1:])
+                op = marked(ops + later, len(ops))
+                changed = True
         ops.append(op)
     if not changed:
         return program
     new.ops = ops
     return new
+
+
+def _grouped(op: Op, i: int, vectorized, definers: dict):
+    """For an assemble of pieces that include the lanes of views (a loop's column writes
+    ``col[1:] = ...; col[0] = 0.0``: the lanes of ``P[1:, :]`` and of ``P[0, :]``), the ops
+    computing each such group over its lanes and the assemble placing the groups' values in
+    their place; or None."""
+    views = op.params["views"]
+    pieces = list(zip(op.ins, views))
+    by_shape: dict[tuple, list[int]] = {}
+    for k, v in enumerate(views):
+        by_shape.setdefault(v.shape, []).append(k)
+    made, placed, grouped = [], [], set()
+    for members in by_shape.values():
+        members.sort(key=lambda k: views[k].offset)
+        w = lane_view([views[k] for k in members]) if 2 <= len(members) <= COLUMNS else None
+        if w is None or w.strides[-1] != 1:
+            continue
+        items = tuple((op.ins[k], i) for k in members)
+        value = _copied_constant(items, op.outs[0].storage.dtype, definers)
+        if value is None:
+            done = vectorized(i, items, w, op.outs[0].storage.dtype)
+            if done is None:
+                continue
+            made += done[0]
+            value = done[1]
+        placed.append((value, w))
+        grouped.update(members)
+    if not grouped:
+        return None
+    placed += [pieces[k] for k in range(len(views)) if k not in grouped]
+    rest = op.ins[len(views):]  # NB: a partial assemble's old value
+    params = {**op.params, "views": tuple(v for _, v in placed)}
+    return made, Op("assemble", tuple(u for u, _ in placed) + rest, op.outs, params, op.where)
+
+
+def _copied_constant(items, dtype, definers: dict):
+    """One constant for lanes that are each a scalar's copy (``col[0] = 0.0`` in a loop over
+    columns), or None."""
+    values = []
+    for x, _ in items:
+        found = definers.get(x.storage.id) if isinstance(x, Access) else None
+        # NB: the storage's only write, so all of it
+        if found is None or found[0].prim != "copy" or not isinstance(found[0].ins[0], Const) \
+                or np.ndim(found[0].ins[0].value):
+            return None
+        values.append(found[0].ins[0])
+    return _constants(values, dtype)
