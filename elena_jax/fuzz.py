@@ -26,7 +26,8 @@ Styles of programs (`STYLES`, ``--style``): ``general`` draws every
 construct above over arrays of up to three small axes; ``lanes`` draws the
 code the lane passes rewrite -- (N, L) arrays, column and strided-column views,
 in-place arithmetic between lanes of several arrays, lanes written into fresh
-arrays, ``&=`` chains on boolean flags -- where ``general`` rarely meets it;
+arrays, ``&=`` chains on boolean flags, loops over columns writing each in two
+pieces -- where ``general`` rarely meets it;
 ``stencil`` draws 1-D and 2-D grids whose windows shifted by one element are
 read and written in place (overlapping operands, which NumPy buffers);
 ``dtypes`` draws general programs over float16, narrow and unsigned integers
@@ -167,6 +168,8 @@ class Program:
 
 # --- rendering ------------------------------------------------------------------------------------
 
+COUNTER = "j"  # NB: a column loop's counter, the one name a step binds to no array
+
 def render_step(step: tuple) -> str:
     """One step as one line of NumPy code."""
     kind, *f = step
@@ -198,6 +201,11 @@ def render_step(step: tuple) -> str:
         return f"np.clip({f[0]}, {f[1]}, {f[2]}, out={f[0]})"
     if kind == "add_at":  # (target, indices, value)
         return f"np.add.at({f[0]}, {f[1]}, {f[2]})"
+    if kind == "column_loop":  # (target, first, stop, cut, operator, head value, tail first): each column in 2 pieces
+        t, lo, hi, cut, op, value, tail_first = f
+        tail = f"{t}[{cut}:, {COUNTER}] = {t}[{cut}:, {COUNTER}] {op} {t}[:-{cut}, {COUNTER}]"
+        head = f"{t}[:{cut}, {COUNTER}] = {value}"
+        return f"for {COUNTER} in range({lo}, {hi}): " + (f"{tail}; {head}" if tail_first else f"{head}; {tail}")
     raise ValueError(f"unknown step {step!r}")
 
 
@@ -490,6 +498,10 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
     if action == "add_at" and t.ndim and t.size and kind in "fiu":
         idx = draw.int_list(0, t.shape[0] - 1, 1, 6)
         return ("add_at", target, str(idx), _literal(draw, kind, positive=True))
+    if action == "column_loop" and t.ndim == 2 and t.shape[0] > 1 and t.shape[1] and kind in "fiu":
+        lo = draw.integers(0, t.shape[1] - 1)
+        return ("column_loop", target, lo, draw.integers(lo + 1, t.shape[1]), draw.integers(1, t.shape[0] - 1),
+                draw.choice(["+", "-", "*"]), _literal(draw, kind), draw.boolean())
     if action == "mask_key" and t.ndim and t.size:
         return _mask_key_step(draw, f"r{k}", target, t)
     masks = [n for n in names if env[n].dtype.kind == "b" and env[n].shape == t.shape]
@@ -735,7 +747,7 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
     """The step's result is defined by NumPy: finite floats, in-range float -> int casts, no int ** negative,
     no mask (copyto's where=, a[mask] = v) overlapping the array written at other elements."""
     for name, v in env.items():
-        if name.startswith("__") or name == "np":
+        if name.startswith("__") or name in ("np", COUNTER):
             continue
         if not isinstance(v, (np.ndarray, np.generic)):
             return False
@@ -880,7 +892,8 @@ STYLES = {
     # the box-decoding shape of code the lane passes rewrite: (N, L) arrays, column views, in-place
     # arithmetic between lanes of several arrays, lanes written into fresh arrays
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
-                    "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype"),
+                    "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype",
+                    "column_loop"),
                    _lane_index, _lane_shape, ("float64", "float64", "float32", "int64", "int32")),
     # stencil code: 1-D and 2-D grids, windows shifted by one element read and written in place
     # (`u[1:-1] += u[:-2] - u[2:]`: NumPy buffers overlapping operands), reductions of residuals
@@ -999,7 +1012,7 @@ def _written(env: dict, step: tuple) -> np.ndarray | None:
     if kind in ("setitem", "augment"):
         t = env[step[1]]
         return t if step[2] is None else _view_or_none(t, eval(f"{step[1]}[{step[2]}]", dict(env)))
-    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace"):
+    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop"):
         return env[{"ufunc_out": step[4], "inplace": step[2]}.get(kind, step[1])]
     return None
 

@@ -121,7 +121,7 @@ def test_lane_programs_are_box_decoding_code():
     drawn = [program_at(1, i, 12, style="lanes") for i in range(60)]
     assert all(p.inputs[0].ndim == 2 and p.inputs[0].shape[1] >= 2 for p in drawn)
     lines = "\n".join(render(p.steps) for p in drawn)
-    for construct in (", 0::", "] += ", "[:, 1] = ", "np.zeros_like(", "dtype=bool)"):
+    for construct in (", 0::", "] += ", "[:, 1] = ", "np.zeros_like(", "dtype=bool)", "for j in range("):
         assert construct in lines, construct
 
 
