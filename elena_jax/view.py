@@ -558,6 +558,23 @@ def _boxed(v: View, found: tuple) -> Box:
     return Box(window, dims, starts, limits, steps, kept, perm, flipped, broadcast)
 
 
+def diagonal_of_rows(v: View, shape: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """For a one-dimensional view whose elements each lie one row further down a storage of
+    ``shape`` (rows of its last axis) and ``step`` elements across, never leaving a row -- a
+    diagonal (np.fill_diagonal's view, stride c + 1 for rows of c) or an anti-diagonal
+    (c - 1) -- ``(row, column, step)`` of its first element in memory order (the view's last
+    when its stride is negative); else None."""
+    if v.ndim != 1 or len(shape) < 2 or v.shape[0] < 2:
+        return None
+    c, (n,), (s,) = shape[-1], v.shape, v.strides
+    first, s = (v.offset, s) if s > 0 else (v.offset + (n - 1) * s, -s)
+    row, column = divmod(first, c)
+    step = s - c
+    if step == 0 or not -c < step < c or not 0 <= column + (n - 1) * step < c:
+        return None
+    return row, column, step
+
+
 def placed(v: View, shape: tuple[int, ...]) -> bool:
     """Whether lower/memory.write lays a value into ``v`` of a storage of ``shape`` by one select
     over the whole storage (its ``place``), which XLA fuses into the storage's readers, rather than

@@ -273,3 +273,17 @@ def test_summation_is_the_order_of_numpys_reduction_loop():
     # single terms: NumPy's loop still adds each to the identity (a sum of [-0.0] is 0.0)
     assert V.summation(V.contiguous((4, 1, 6)), (1,)) == ("pairwise", (), 1, 1)
     assert V.summation(V.contiguous((4, 0, 6)), (1,)) is None  # nothing at all
+
+
+def test_diagonal_names_the_first_row_column_and_step_of_a_view_down_the_rows():
+    square = V.contiguous((4, 4))
+    main = V.View.make((4,), (5,), 0)  # np.fill_diagonal's view of a 4 x 4 array
+    assert V.diagonal_of_rows(main, square.shape) == (0, 0, 1)
+    assert V.diagonal_of_rows(V.View.make((4,), (-5,), 15), square.shape) == (0, 0, 1)  # backwards: same elements
+    assert V.diagonal_of_rows(V.View.make((4,), (3,), 3), square.shape) == (0, 3, -1)  # the anti-diagonal
+    assert V.diagonal_of_rows(V.View.make((2,), (6,), 4), square.shape) == (1, 0, 2)  # two columns across
+    assert V.diagonal_of_rows(V.View.make((4,), (4,), 1), square.shape) is None  # a column: a box of its own
+    assert V.diagonal_of_rows(V.View.make((3,), (5,), 1), square.shape) == (0, 1, 1)  # above the main one
+    assert V.diagonal_of_rows(V.View.make((3,), (5,), 2), square.shape) is None  # leaves row 1 at its end: wraps
+    assert V.diagonal_of_rows(V.View.make((2,), (9,), 0), square.shape) is None  # two rows down
+    assert V.diagonal_of_rows(main, (16,)) is None  # no rows
