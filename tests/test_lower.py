@@ -335,15 +335,15 @@ def upsample2x(img):
     return out
 
 
-def _pads(jaxpr) -> list:
-    """The pad equations of a jaxpr and of the jaxprs inside it."""
+def _ops(jaxpr, name: str) -> list:
+    """The equations of primitive ``name`` in a jaxpr and the jaxprs inside it."""
     found = []
     for eqn in jaxpr.eqns:
-        found += [eqn] if eqn.primitive.name == "pad" else []
+        found += [eqn] if eqn.primitive.name == name else []
         for param in eqn.params.values():
             for sub in param if isinstance(param, tuple) else (param,):
                 inner = getattr(sub, "jaxpr", sub)
-                found += _pads(inner) if hasattr(inner, "eqns") else []
+                found += _ops(inner, name) if hasattr(inner, "eqns") else []
     return found
 
 
@@ -355,7 +355,7 @@ def test_strided_rows_are_placed_in_the_storages_own_dims():
     (999, 999), 5.5. Every pad is now one of the storage's dims."""
     img = np.random.default_rng(0).random((16, 16))
     check_against_numpy(upsample2x, img, rtol=0, atol=0)
-    pads = _pads(elena_jax.make_jaxpr(upsample2x)(img).jaxpr)
+    pads = _ops(elena_jax.make_jaxpr(upsample2x)(img).jaxpr, "pad")
     assert pads and all(eqn.outvars[0].aval.shape == (31, 31) for eqn in pads)
 
 
@@ -365,18 +365,6 @@ def accelerations(pos, mass):
     inv = ((d ** 2).sum(axis=-1) + 1e-3) ** -1.5
     np.fill_diagonal(inv, 0.0)
     return (d * (inv * mass[None, :])[:, :, None]).sum(axis=1)
-
-
-def _ops(jaxpr, name: str) -> list:
-    """The equations of primitive ``name`` in a jaxpr and the jaxprs inside it."""
-    found = []
-    for eqn in jaxpr.eqns:
-        found += [eqn] if eqn.primitive.name == name else []
-        for param in eqn.params.values():
-            for sub in param if isinstance(param, tuple) else (param,):
-                inner = getattr(sub, "jaxpr", sub)
-                found += _ops(inner, name) if hasattr(inner, "eqns") else []
-    return found
 
 
 def test_a_diagonal_is_placed_by_a_mask_of_row_and_column_iotas():
