@@ -268,14 +268,33 @@ def traced_user_call(depth: int = 1) -> bool:
 def _dispatcher(original, impl):
     impl = locating(impl)
 
-    @functools.wraps(original)
-    def dispatch(*args, **kwargs):
-        if traced_user_call():
+    def call(args, kwargs):  # NB: for dispatch or __new__, called from the frame 2 levels up
+        if traced_user_call(2):
             current_trace().borrow((args, kwargs))  # NB: np.asarray(TABLE) of a global TABLE
             return impl(*args, **kwargs)
         return original(*args, **kwargs)
 
+    if isinstance(original, type):  # NB: np.nditer, np.ndenumerate: still a class to isinstance()
+        return _StandIn(original.__name__, (), {"__new__": lambda cls, *args, **kwargs: call(args, kwargs),
+                                                "original": original, "__doc__": original.__doc__,
+                                                "__module__": original.__module__})
+
+    @functools.wraps(original)
+    def dispatch(*args, **kwargs):
+        return call(args, kwargs)
+
     return dispatch
+
+
+class _StandIn(type):
+    """The type of a NumPy class's stand-in while tracing (its calls dispatched as a function's):
+    its instances and subclasses are the NumPy class's (``isinstance(it, np.ndenumerate)``)."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls.original)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return issubclass(sub, cls.original)
 
 
 def intercept(module, name: str, impl, traced: bool = True) -> None:

@@ -1602,13 +1602,21 @@ intercept(np, "nditer", _nditer, traced=False)  # NB: a class, not dispatched by
 _NDENUMERATE = np.ndenumerate
 
 
-def _ndenumerate(arr):
-    """np.ndenumerate: of a traced array, each index in C order with the element there (a 0-d
+class _TracedEnumerate(_NDENUMERATE):
+    """np.ndenumerate of a traced array: each index in C order with the element there (a 0-d
     traced value, as NumPy's scalar); NumPy's own asked for the array's values."""
-    if not has_tracer(arr):
-        return _NDENUMERATE(arr)
-    arr = _arr(arr)  # NB: a list holding traced values too
-    return ((index, arr[index]) for index in np.ndindex(arr.shape))
+
+    def __init__(self, arr) -> None:
+        self.arr = _arr(arr)  # NB: a list holding traced values too
+        self.indices = np.ndindex(self.arr.shape)
+
+    def __next__(self):
+        index = next(self.indices)
+        return index, self.arr[index]
+
+
+def _ndenumerate(arr):
+    return _TracedEnumerate(arr) if has_tracer(arr) else _NDENUMERATE(arr)
 
 
 intercept(np, "ndenumerate", _ndenumerate)  # NB: a class, not dispatched by __array_function__
