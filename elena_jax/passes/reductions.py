@@ -16,6 +16,15 @@ must still hold what its own reduction read: a reduction whose column is
 written in between (the loop normalizes column j before reducing column j+1,
 which does not touch it) stays on its own if its column is the one written.
 Only full reductions of one-dimensional views, without a mask, are joined.
+
+An argmax and a max (argmin and min) of one view along one axis become one
+reduction of (value, index) pairs that also yields the max (``labels =
+scores.argmax(1); conf = scores.max(1)``): XLA:CPU computed the max by a
+library call of its own, which read the scores from memory where the argmax's
+loop computed them (campaign N's score_threshold, 1.3-2x its hand form; the
+hand form's argmax and max XLA merges itself). Joined only where both results
+are arrays of their own (no ``out=``), the max has no ``initial=``, ``where=``
+or other type, and nothing writes the view between the two.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import bisect
 import math
 
 from ..ir import Access, Op, Program
-from ..view import View, lane_view, overlap
+from ..view import View, contiguous, lane_view, overlap, reshape
 from ._rewrite import copy_program, temporary
 
 
@@ -79,7 +88,72 @@ def _lanes(members: list[int], ops: list[Op]) -> View | None:
 def join_reductions(program: Program) -> Program:
     """``program`` with each group of joinable reductions (`_key`, `_unchanged`, `_lanes`) one
     reduction of their lane view, placed before the first of them, and each of them a copy of
-    its lane."""
+    its lane; and each argmax (argmin) with a max (min) of its view one reduction (`_extremes`)."""
+    return _extremes(_lanes_joined(program))
+
+
+_PAIRS = {"argmax": "maximum", "argmin": "minimum"}
+
+
+def _extremes(program: Program) -> Program:
+    """``program`` with each argmax (argmin) and max (min) of one view along one axis (`_pairs`)
+    one argreduce with two results, where the first of them was, and the max a copy of its
+    second result."""
+    pairs = _pairs(program)
+    if not pairs:
+        return program
+    new = copy_program(program)
+    ops = program.ops
+    joined: dict[int, Op] = {}
+    replaced: dict[int, Op | None] = {}
+    for a, r in pairs:
+        arg, red = ops[a], ops[r]
+        value = temporary(new, arg.outs[0].view.shape, red.outs[0].storage.dtype, "extremes joined")
+        joined[min(a, r)] = Op("argreduce", arg.ins, arg.outs + (value,), {**arg.params, "extreme": True}, arg.where)
+        replaced[a] = None
+        replaced[r] = Op("copy", (Access(value.storage, reshape(value.view, red.outs[0].view.shape)),), red.outs, {},
+                         red.where)
+    new.ops = [x for i, op in enumerate(ops)
+               for x in ((joined[i],) if i in joined else ()) + ((replaced[i],) if i in replaced else (op,))
+               if x is not None]
+    return new
+
+
+def _pairs(program: Program) -> list[tuple[int, int]]:
+    """(argreduce position, reduce position) of each argmax and max (argmin and min) of one view
+    along one axis, both written into arrays of their own, nothing writing the view in between."""
+    ops = program.ops
+    writes = _written(ops)
+    fresh = {s for s, (at, views) in writes.items() if len(at) == 1}
+    found: dict[tuple, int] = {}
+    pairs = []
+    for i, op in enumerate(ops):
+        if op.prim not in ("argreduce", "reduce"):
+            continue
+        x = op.ins[0]
+        if not isinstance(x, Access) or x.storage.dtype.kind not in "fiu" or op.outs[0].storage.id not in fresh \
+                or op.outs[0].view != contiguous(op.outs[0].storage.shape):
+            continue
+        p = op.params
+        if op.prim == "argreduce" and p["axis"] is not None and len(op.outs) == 1:
+            key = (x.storage.id, x.view, (p["axis"],), _PAIRS[p["name"]])
+        elif (op.prim == "reduce" and p["name"] in _PAIRS.values() and len(op.ins) == 1 and p.get("initial") is None
+              and not p.get("masked") and p["dtype"] == x.storage.dtype == op.outs[0].storage.dtype):
+            key = (x.storage.id, x.view, tuple(p["axes"]), p["name"])
+        else:
+            continue
+        other = found.pop(key + (op.prim != "argreduce",), None)
+        if other is None:
+            found[key + (op.prim == "argreduce",)] = i
+            continue
+        at, views = writes.get(x.storage.id, ([], []))
+        lo, hi = bisect.bisect_left(at, other), bisect.bisect_left(at, i)
+        if not any(overlap(v, x.view) for v in views[lo:hi]):
+            pairs.append((other, i) if op.prim == "reduce" else (i, other))
+    return pairs
+
+
+def _lanes_joined(program: Program) -> Program:
     ops = program.ops
     groups: dict[tuple, list[int]] = {}
     for i, op in enumerate(ops):
