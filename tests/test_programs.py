@@ -3,9 +3,11 @@ NumPy and by elena_jax (passes on and off); results, dtypes and the caller's
 arrays after the call must agree. Each program is a small example of one form.
 """
 
+import re
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from marks import rotated
 
@@ -1595,6 +1597,92 @@ def test_advanced_indexing_lays_out_its_result_as_numpy(data):
 
     elena_jax.make_jaxpr(f)(base)
     assert seen[0] == [st for st, n in zip(want.strides, want.shape) if n > 1], key
+
+
+def constant_selections(d):
+    n = d.shape[0]
+    d[np.arange(n), np.arange(n)] = np.inf  # NB: campaign N's pairwise_dist: a scatter before
+    diagonal = d[np.arange(n), np.arange(n)]
+    rows = d[[4, 2, 0], 1:]
+    d[::-1][[1, 3], [0, 2]] = [-1.0, -2.0]
+    columns = d[:, [True, False, True, False, True]]
+    d[np.array([[0, 1], [2, 3]]), 2] *= 10  # NB: a 2-D constant index, read and written
+    repeated = d[[1, 1, 1]]
+    return d.min(axis=1), d.argmin(axis=1), diagonal, rows, columns, repeated
+
+
+def _primitives(f, *args) -> str:
+    return str(elena_jax.make_jaxpr(f)(*args))
+
+
+def test_constant_index_arrays_selecting_evenly_spaced_elements_are_views():
+    """Index arrays known at trace time whose selection is evenly spaced along each of its axes
+    (a diagonal, every other row, a reversed run, a constant mask, one row thrice) are read as
+    copies of that view and written through it: no gather or scatter."""
+    x = np.random.default_rng(0).normal(size=(5, 5))
+    check_against_numpy(constant_selections, x, rtol=0, atol=0)
+    assert not re.search(r"\b(gather|scatter)", _primitives(constant_selections, x))
+
+
+def selections_apart(a):
+    b = a[[0, 1, 3]]  # NB: not evenly spaced: a gather
+    a[[2, 2]] = [[7.0], [8.0]]  # NB: one place twice, the last value wins: a scatter
+    c = a[[0, 2]]
+    a[0] = -1.0  # NB: c copied its rows before
+    return b, c, a
+
+
+def test_selections_not_a_view_or_written_twice_keep_their_gather_and_scatter():
+    x = np.random.default_rng(1).normal(size=(4, 3))
+    check_against_numpy(selections_apart, x, rtol=0, atol=0)
+    jaxpr = _primitives(selections_apart, x)
+    assert "gather" in jaxpr and "scatter" in jaxpr
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_constant_index_arrays_read_and_write_as_numpy(data):
+    """Constant index arrays (runs of any step, lists, masks) beside slices and integers, read,
+    written and updated in place, from a view of any layout."""
+    shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    view = data.draw(st.sampled_from([(), (slice(None, None, -1),), (slice(None, None, 2),)]))
+    key = []
+    for n in np.empty(shape)[view].shape:
+        kind = data.draw(st.sampled_from(["slice", "int", "run", "list", "mask"]))
+        if kind == "slice":
+            key.append(slice(None, None, data.draw(st.sampled_from([1, -1]))))
+        elif kind == "int":
+            key.append(data.draw(st.integers(-n, n - 1)))
+        elif kind == "run":
+            start, step = data.draw(st.integers(0, n - 1)), data.draw(st.sampled_from([1, 2, -1]))
+            key.append(np.arange(start, -1 if step < 0 else n, step))
+        elif kind == "list":
+            key.append(np.array(data.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=3))))
+        else:
+            key.append(np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool))
+    key = tuple(key)
+    written = data.draw(st.sampled_from(["set", "add", "none"]))
+
+    def f(x):
+        v = x[view]
+        got = v[key] * 1
+        if written == "set":
+            v[key] = -np.arange(np.size(v[key]), dtype=float).reshape(np.shape(v[key]))
+        elif written == "add":
+            v[key] += 100.0
+        return got, x
+
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    try:
+        x[view][key]
+    except IndexError:  # NB: index arrays that do not broadcast together
+        assume(False)
+    if written != "none" and x[view][key].size:
+        probe = np.zeros_like(x[view], int)
+        np.add.at(probe, key, 1)
+        if probe.max() > 1:  # NB: a place written twice: NumPy's result is the last write, not compared
+            written = "none"
+    check_against_numpy(f, x, rtol=0, atol=0)
 
 
 def orders(a):

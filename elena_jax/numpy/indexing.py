@@ -142,6 +142,32 @@ def indexed_shape(a: Tracer, template, arrays) -> tuple[int, ...]:
         raise located(IndexError, str(e)) from None
 
 
+# NB: the most elements of an array whose selection by constant index arrays is compared with a view
+_VIEWED = 1 << 20
+
+
+def _selection_view(a: Tracer, template, arrays) -> V.View | None:
+    """The view of ``a``'s storage that ``a[key]`` selects, where its index arrays are all constants
+    (``d[np.arange(n), np.arange(n)]``, ``a[[0, 2, 4]]``, a constant mask) whose elements are evenly
+    spaced along every axis of the selection; else None. Read or written through that view, the
+    selection is no gather or scatter."""
+    if any(isinstance(k, Tracer) for k in arrays) or a.size > _VIEWED:
+        return None
+    h = a.header
+    places = h.offset + sum(np.arange(n).reshape((-1,) + (1,) * (h.ndim - 1 - k)) * s
+                            for k, (n, s) in enumerate(zip(h.shape, h.strides)))
+    selected = np.broadcast_to(places, h.shape)[_probe_key(template, arrays)]
+    if selected.size == 0:
+        return None
+    steps = []
+    for k, n in enumerate(selected.shape):
+        step = np.diff(selected, axis=k)
+        if n > 1 and np.any(step != step.flat[0]):
+            return None
+        steps.append(int(step.flat[0]) if n > 1 else 0)
+    return V.View.make(selected.shape, tuple(steps), int(selected.flat[0]))
+
+
 def getitem(a: Tracer, key) -> Tracer:
     trace = a._trace
     template, arrays = split_index(trace, a, key)
@@ -154,8 +180,11 @@ def getitem(a: Tracer, key) -> Tracer:
                 f"use np.where(mask, ...) or write through the mask (a[mask] = v)\n  at {user_location()}")
         return Masked(HOOKS["copy"](target), arrays[0])  # NB: a[mask] is a copy in NumPy
     shape = indexed_shape(a, template, arrays)
-    r = fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template)
-    return laid_out(r, _gather_order(a, template, arrays, len(shape)))
+    order = _gather_order(a, template, arrays, len(shape))
+    view = _selection_view(a, template, arrays)
+    if view is not None:  # NB: a copy, as NumPy's advanced indexing makes, laid out as its
+        return fresh(trace, "copy", [a.view_of(view)], shape, a.dtype, layout=order)
+    return laid_out(fresh(trace, "getitem", [a, *arrays], shape, a.dtype, key=template), order)
 
 
 def _masked_target(a: Tracer, template, arrays) -> tuple[Tracer, int]:
@@ -261,6 +290,10 @@ def setitem(a: Tracer, key, value) -> None:
     v = as_operand(trace, value, a.dtype)
     if np.ndim(v) > len(shape):  # NB: leading axes of one that the selection lacks (_check_value_shape)
         v = v.reshape(shape_of(v)[np.ndim(v) - len(shape):])
+    view = _selection_view(a, template, arrays)
+    if view is not None and V.distinct(view):  # NB: a place selected twice is written twice, last wins
+        trace.write("copy", [v], [a.view_of(view)])
+        return
     trace.write("setitem", [a, *arrays, v], [a], key=template)
 
 
