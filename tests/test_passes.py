@@ -741,6 +741,42 @@ def test_random_column_loops_written_in_pieces_equal_numpys(data, rows, k):
     check_against_numpy(f, x, rtol=0, atol=0)
 
 
+def zeros_of_both_signs(b):
+    b[:, 0] = 0.0
+    b[:, 1] = -0.0
+    return b
+
+
+def signed_zero_heads(p):
+    for j in range(p.shape[1]):
+        col = p[:, j]
+        col[1:] = col[1:] * (0.0 if j == 0 else -0.0)
+        col[0] = -0.0 if j == 1 else 0.0
+    return p
+
+
+def products_by_signed_zeros(x):
+    out = np.empty((x.size, 2))
+    out[:, 0] = x * 0.0
+    out[:, 1] = x * -0.0
+    return out
+
+
+def complex_zeros(c):
+    c[:, 0] = 0j
+    c[:, 1] = complex(0.0, -0.0)
+    return c
+
+
+@pytest.mark.parametrize("f, x", [(zeros_of_both_signs, np.ones((2, 3))), (signed_zero_heads, np.ones((3, 3)) + 1),
+                                  (products_by_signed_zeros, np.arange(4.0)),
+                                  (complex_zeros, np.ones((2, 3), complex))], ids=lambda x: getattr(x, "__name__", ""))
+def test_per_lane_zeros_keep_their_signs(f, x):
+    """A review's find (session 34): lanes of 0.0 and -0.0 compared equal and all took lane 0's
+    constant (a vectorized product's operand, or a group's head constant)."""
+    check_against_numpy(f, x, rtol=0, atol=0)
+
+
 def lanes_read_before_and_after_a_write(x, y, z):
     z += x[:, :1]
     z += y  # y's lanes read before the write below ...

@@ -44,6 +44,8 @@ passes before leave between one step's values and the next step's reads.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..ir import Access, Const, Op, Program
@@ -305,10 +307,13 @@ def _constants(xs: list[Const], dtype):
     values = [np.asarray(x.value) for x in xs]
     if any(v.ndim for v in values):
         return xs[0] if all(x is xs[0] for x in xs) else None
-    if all(v.dtype == values[0].dtype and x.weak == xs[0].weak and v == values[0] for x, v in zip(xs, values)):
+    # NB: equal bit for bit: -0.0 == 0.0, and a lane of -0.0 took lane 0's 0.0 (a review's find, session 34)
+    if all(v.dtype == values[0].dtype and x.weak == xs[0].weak and v.tobytes() == values[0].tobytes()
+           for x, v in zip(xs, values)):
         return xs[0]
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # NB: the copy's own cast warned
             vector = np.array([v.astype(dtype) for v in values], dtype=dtype)
     except (TypeError, ValueError, OverflowError):  # NB: e.g. a Python int beyond int64 (object)
         return None
