@@ -738,6 +738,32 @@ def test_checked_mode_raises_for_a_traced_q_out_of_range(func, q, message):
     np.testing.assert_allclose(ok, func(np.arange(5.0), np.array([0.0, 1.0])))
 
 
+def element_divided(b, x):
+    b[0] /= x  # NB: b[0] is a NumPy scalar; its quotient a float scalar written back into integers
+    b[1:] = b[0] * x  # NB: a float scalar into a slice: converted once, as Python's int()
+    b[2] = np.asarray(x / 0.0)  # NB: a 0-d array: cast, no error
+    return b
+
+
+@pytest.mark.parametrize("first, x, error", [(0, np.float64(0.0), ValueError), (1, np.float64(0.0), OverflowError),
+                                             (1, np.float64(2.0), None)])
+def test_checked_mode_raises_for_a_float_scalar_nan_or_inf_written_into_integers(first, x, error):
+    """NumPy converts a float scalar written into an integer array as Python's int(): NaN is a
+    ValueError, an infinity an OverflowError (a review's find, session 34: elena_jax wrote the
+    integer its cast gave, in checked mode too)."""
+    b = np.array([first, 2, 3], np.int32)
+    g = elena_jax.functionalize(element_divided, checked=True)
+    if error is None:
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(g(b.copy(), x), element_divided(b.copy(), x))
+        return
+    with pytest.raises(error) as numpys, np.errstate(all="ignore"):
+        element_divided(b.copy(), x)
+    with pytest.raises(error, match=re.escape(str(numpys.value)) + r" \(checked mode\)[\s\S]*test_api.py"):
+        g(b, x)
+    np.testing.assert_array_equal(b, [first, 2, 3])
+
+
 def weighted_rows(a, w, out):
     out[:] = np.average(a, axis=1, weights=w)
     return out

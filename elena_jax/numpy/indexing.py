@@ -28,6 +28,7 @@ from ._core import (
     leaves,
     like_order,
     memory_order,
+    raise_where,
     sequence_as_array,
     shape_of,
     shape_text,
@@ -267,6 +268,10 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a._trace
     a.check_writeable()
     check_elements(value, a.dtype)
+    if isinstance(value, Tracer) and (value.scalar or value.weak) and value.dtype.kind == "f" and a.dtype.kind in "iu":
+        # NB: NumPy converts a float scalar into integers as Python's int() does (not a 0-d array)
+        raise_where(np.isnan(value), ValueError, "cannot convert float NaN to integer")
+        raise_where(np.isinf(value), OverflowError, "cannot convert float infinity to integer")
     value = sequence_as_array(value)
     if isinstance(value, (Tracer, np.ndarray)):
         check_cast_flags(value.dtype, a.dtype)
