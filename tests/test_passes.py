@@ -707,6 +707,25 @@ def test_a_loops_column_pieces_are_vectorized_group_by_group():
     check_against_numpy(returns_by_column, prices, rtol=0, atol=0)
 
 
+def smoothed_with_fixed_ends(p):
+    for j in range(p.shape[1]):
+        col = p[:, j]
+        col[1:-1] = 0.5 * (col[2:] + col[:-2])
+        col[0] = 0.0
+        col[-1] = -1.0 - j
+    return p
+
+
+def test_lanes_of_the_first_and_the_last_row_are_two_groups():
+    """The pieces ``col[0]`` and ``col[-1]`` of every column have one shape: grouped by it alone
+    they were no lane view (12 pieces placed one by one); as runs of adjacent offsets, the lanes
+    of row 0 and of the last row."""
+    p = np.random.default_rng(0).normal(size=(9, 6))
+    (assemble,) = [op for op in optimize(traced(smoothed_with_fixed_ends, p)).ops if op.prim == "assemble"]
+    assert sorted(v.shape for v in assemble.params["views"]) == [(6,), (6,), (7, 6)]
+    check_against_numpy(smoothed_with_fixed_ends, p, rtol=0, atol=0)
+
+
 @given(data=st.data(), rows=st.integers(2, 12), k=st.integers(2, 9))
 @settings(max_examples=40, deadline=None)
 def test_random_column_loops_written_in_pieces_equal_numpys(data, rows, k):

@@ -21,7 +21,8 @@ Covering assembles whose lanes interleave a storage (lane axis last, its
 stride 1, the whole storage C-ordered) are rewritten whole. In any other
 assemble, each group of pieces that are the lanes of one view (a loop over
 columns writing ``col[1:]`` and ``col[0]``: the lanes of ``P[1:, :]`` and of
-``P[0, :]``) is rewritten on its own, the assemble then placing the groups'
+``P[0, :]``; pieces of one shape and strides at adjacent offsets, `_runs`) is
+rewritten on its own, the assemble then placing the groups'
 values (each a computation over its lanes, or one constant) and the other
 pieces. Either only when more than the leaves is vectorized; wide lanes (several elements per row, see
 lanes.wide) only when no lane is selected, as their stacked assemble is faster.
@@ -381,12 +382,8 @@ def _grouped(op: Op, i: int, vectorized, definers: dict):
     their place; or None."""
     views = op.params["views"]
     pieces = list(zip(op.ins, views))
-    by_shape: dict[tuple, list[int]] = {}
-    for k, v in enumerate(views):
-        by_shape.setdefault(v.shape, []).append(k)
     made, placed, grouped = [], [], set()
-    for members in by_shape.values():
-        members.sort(key=lambda k: views[k].offset)
+    for members in _runs(views):
         w = lane_view([views[k] for k in members]) if 2 <= len(members) <= COLUMNS else None
         if w is None or w.strides[-1] != 1:
             continue
@@ -406,6 +403,24 @@ def _grouped(op: Op, i: int, vectorized, definers: dict):
     rest = op.ins[len(views):]  # NB: a partial assemble's old value
     params = {**op.params, "views": tuple(v for _, v in placed)}
     return made, Op("assemble", tuple(u for u, _ in placed) + rest, op.outs, params, op.where)
+
+
+def _runs(views) -> list[list[int]]:
+    """The views' indices in runs that may be lanes: of one shape and strides, their offsets one
+    apart (the lanes of row 0 and those of the last row, ``col[0]`` and ``col[-1]``, are two)."""
+    by_kind: dict[tuple, list[int]] = {}
+    for k, v in enumerate(views):
+        by_kind.setdefault((v.shape, v.strides), []).append(k)
+    runs = []
+    for members in by_kind.values():
+        members.sort(key=lambda k: views[k].offset)
+        runs.append(members[:1])
+        for k in members[1:]:
+            if views[k].offset == views[runs[-1][-1]].offset + 1:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+    return runs
 
 
 def _copied_constant(items, dtype, definers: dict):
