@@ -47,6 +47,7 @@ MODULES = (
     "normalize_channels",
     "wave_1d",
     "standardize",
+    "column_loops",
 )
 
 
