@@ -764,6 +764,23 @@ def test_checked_mode_raises_for_a_float_scalar_nan_or_inf_written_into_integers
     np.testing.assert_array_equal(b, [first, 2, 3])
 
 
+def float_scalars_cast(u, i, x):
+    u[0] = x[0]  # NB: into unsigned integers NumPy casts a NumPy float scalar (warning), as
+    i[[0, 1]] = x[0]  # through index arrays into signed ones
+    return u, i
+
+
+def test_checked_mode_casts_float_scalars_where_numpy_casts_them():
+    """A review's find: checked mode raised for NaN written into unsigned integers, or through
+    index arrays, where NumPy only warns that the cast is invalid."""
+    args = np.zeros(3, np.uint8), np.zeros(3, np.int64), np.array([np.nan, 1.0])
+    with np.errstate(all="ignore"):
+        want = float_scalars_cast(*copy.deepcopy(args))
+        got = elena_jax.functionalize(float_scalars_cast, checked=True)(*args)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == w.dtype and np.asarray(g)[2] == w[2] == 0
+
+
 def weighted_rows(a, w, out):
     out[:] = np.average(a, axis=1, weights=w)
     return out

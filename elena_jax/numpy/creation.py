@@ -288,13 +288,19 @@ def _dispatcher(original, impl):
 
 class _StandIn(type):
     """The type of a NumPy class's stand-in while tracing (its calls dispatched as a function's):
-    its instances and subclasses are the NumPy class's (``isinstance(it, np.ndenumerate)``)."""
+    its instances and subclasses are the NumPy class's (``isinstance(it, np.ndenumerate)``), and a
+    class derived from it while tracing derives from the NumPy class."""
+
+    def __new__(mcls, name: str, bases: tuple, namespace: dict):
+        if any(isinstance(b, _StandIn) for b in bases):
+            return type(name, tuple(b.original if isinstance(b, _StandIn) else b for b in bases), namespace)
+        return super().__new__(mcls, name, bases, namespace)
 
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, cls.original)
 
     def __subclasscheck__(cls, sub) -> bool:
-        return issubclass(sub, cls.original)
+        return sub is cls or issubclass(sub, cls.original)
 
 
 def intercept(module, name: str, impl, traced: bool = True) -> None:

@@ -268,8 +268,11 @@ def setitem(a: Tracer, key, value) -> None:
     trace = a._trace
     a.check_writeable()
     check_elements(value, a.dtype)
-    if isinstance(value, Tracer) and (value.scalar or value.weak) and value.dtype.kind == "f" and a.dtype.kind in "iu":
-        # NB: NumPy converts a float scalar into integers as Python's int() does (not a 0-d array)
+    if isinstance(value, Tracer) and value.dtype.kind == "f" and a.dtype.kind in "iu" and (
+            value.weak or value.scalar and a.dtype.kind == "i" and is_basic_index(key)):
+        # NB: NumPy converts a Python float into integers as int() does, and a NumPy float scalar
+        # into signed integers through a basic index (not a 0-d array; unsigned ones and index
+        # arrays it casts, warning: a review's find)
         raise_where(np.isnan(value), ValueError, "cannot convert float NaN to integer")
         raise_where(np.isinf(value), OverflowError, "cannot convert float infinity to integer")
     value = sequence_as_array(value)
