@@ -234,6 +234,10 @@ class Trace:
         but the one the change came from (``source``), are read again."""
         if s.id in self.base_of and source != -1:
             base, kind = self.base_of[s.id]
+            if not V.distinct(base.header):  # NB: its copies of one element would go back one by one
+                raise located(UnsupportedError, "a write through a view in another type (.view(dtype), .real, "
+                              ".imag) of a view that holds an element more than once (as_strided, broadcast_to) "
+                              "is not supported by elena_jax: write through the view itself")
             self.record("reinterpret_back", [Access.whole(s), base.access], [base.access], {"kind": kind})
             self.known.pop(base.storage.id, None)
             self._mirror(base.storage, source=s.id)
