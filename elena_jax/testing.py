@@ -36,11 +36,13 @@ def assert_same(got, want, rtol: float | None = None, atol: float | None = None,
         finite = np.abs(want[np.isfinite(want)])
         scale = float(finite.max(initial=1.0))
         atol = (rtol * scale) if atol is None else atol
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
-        if rtol == 0 and atol == 0:  # NB: exactly NumPy's: signed zeros too, which allclose takes as equal
+        if rtol == 0 and atol == 0:  # NB: exactly NumPy's, part by part: signed zeros too (allclose takes them equal)
             for g, w in ((got.real, want.real), (got.imag, want.imag)) if want.dtype.kind == "c" else ((got, want),):
+                np.testing.assert_array_equal(g, w, err_msg=what)
                 np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(g), np.signbit(w) & ~np.isnan(w),
                                               err_msg=f"{what}: the signs of zeros")
+        else:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)
 

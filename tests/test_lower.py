@@ -908,11 +908,7 @@ def test_regression_xla_abort_on_cumsum_of_a_converted_gather_of_a_constant():
 
 def assert_bit_for_bit(got, want, what: str = "result"):
     """NumPy's values, dtype and signs of zero (NaNs anywhere NumPy has them, of any sign)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, what
-    for g, w in ((got.real, want.real), (got.imag, want.imag)) if want.dtype.kind == "c" else ((got, want),):
-        np.testing.assert_array_equal(g, w, err_msg=what)
-        np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(g), np.signbit(w) & ~np.isnan(w), err_msg=what)
+    assert_same(got, want, 0, 0, what)
 
 
 @pytest.mark.parametrize("dt", [np.float64, pytest.param(np.float32, marks=gpu_rounding)])

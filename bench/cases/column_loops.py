@@ -62,13 +62,4 @@ def all_columns(prices):
 jax_restructured = {"whole": all_columns}
 
 
-def torch_fn(prices):
-    for j in range(prices.shape[1]):
-        col = prices[:, j]
-        col[1:] = col[1:] / col[:-1] - 1
-        col[0] = 0.0
-    for j in range(prices.shape[1]):
-        col = prices[:, j]
-        col -= col.min()
-        col /= col.max()
-    return prices
+torch_fn = numpy_fn  # NB: the NumPy code runs on tensors as it is written (views, in-place ops)
