@@ -974,8 +974,6 @@ def _step_outcome(env: dict, step: tuple) -> tuple[str, BaseException | None]:
             and np.shares_memory(env[step[2]], env[step[1]]):
         return "reject", None  # NB: NumPy reads a mask while writing through it: the result depends on its order
     before = {n: v.copy() if isinstance(v, np.ndarray) else v for n, v in env.items()}
-    if _retyped_overlap(env, step):
-        return "reject", None  # NB: elena_jax refuses these (tracer.Trace._mirror)
     overlapping = _overlapping_write(env, step)
     if overlapping == "reject":
         return "reject", None
@@ -1008,17 +1006,12 @@ def _self_overlapping(v: np.ndarray) -> bool:
     return len(np.unique(offsets)) < v.size
 
 
-def _retyped_overlap(env: dict, step: tuple) -> bool:
-    """Whether the step writes memory that an array of another type holding an element more than
-    once also views (a write through ``as_strided(...).view(np.uint64)`` goes back to its base
-    element by element: elena_jax refuses it)."""
-    try:
-        dst = _written(env, step)
-    except Exception:  # noqa: BLE001 -- NumPy refuses the step: it says so when run
-        return False
-    return dst is not None and any(
-        isinstance(v, np.ndarray) and v.dtype != dst.dtype and np.shares_memory(v, dst) and _self_overlapping(v)
-        for v in env.values())
+def _retyped_overlap(env: dict, dst: np.ndarray) -> bool:
+    """Whether an array of another type holding an element more than once views memory ``dst``
+    holds (a write through ``as_strided(...).view(np.uint64)`` goes back to its base element by
+    element: elena_jax refuses it, tracer.Trace._mirror)."""
+    return any(isinstance(v, np.ndarray) and v.dtype != dst.dtype and np.shares_memory(v, dst) and _self_overlapping(v)
+               for v in env.values())
 
 
 def _written(env: dict, step: tuple) -> np.ndarray | None:
@@ -1043,9 +1036,12 @@ def _operands(env: dict, step: tuple) -> list:
 
 def _overlapping_write(env: dict, step: tuple) -> bool | str:
     """Whether the step writes a view that overlaps itself, or one an operand that overlaps itself
-    shares memory with ("reject" for such a write `_order_free` does not decide)."""
+    shares memory with ("reject" for such a write `_order_free` does not decide, and for one
+    elena_jax refuses, `_retyped_overlap`)."""
     try:
         dst = _written(env, step)
+        if dst is not None and _retyped_overlap(env, dst):
+            return "reject"
         if dst is None or not dst.flags.writeable:
             return False  # NB: NumPy refuses a read-only one
         operands = [v for v in _operands(env, step) if isinstance(v, np.ndarray) and np.shares_memory(v, dst)]
