@@ -206,6 +206,10 @@ def render_step(step: tuple) -> str:
         tail = f"{t}[{cut}:, {COUNTER}] = {t}[{cut}:, {COUNTER}] {op} {t}[:-{cut}, {COUNTER}]"
         head = f"{t}[:{cut}, {COUNTER}] = {value}"
         return f"for {COUNTER} in range({lo}, {hi}): " + (f"{tail}; {head}" if tail_first else f"{head}; {tail}")
+    if kind == "column_reduce":  # (target, first, stop, reduction, operator, reduction): each column from its own
+        t, lo, hi, first, op, second = f
+        col = f"{t}[:, {COUNTER}]"
+        return f"for {COUNTER} in range({lo}, {hi}): {col} -= {col}.{first}(); {col} {op}= {col}.{second}()"
     raise ValueError(f"unknown step {step!r}")
 
 
@@ -502,6 +506,11 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
         lo = draw.integers(0, t.shape[1] - 1)
         return ("column_loop", target, lo, draw.integers(lo + 1, t.shape[1]), draw.integers(1, t.shape[0] - 1),
                 draw.choice(["+", "-", "*"]), _literal(draw, kind), draw.boolean())
+    if action == "column_reduce" and t.ndim == 2 and t.shape[0] and t.shape[1] and kind in "fiu":
+        lo = draw.integers(0, t.shape[1] - 1)
+        names = ["min", "max", "sum"] + (["mean"] if kind == "f" else [])
+        return ("column_reduce", target, lo, draw.integers(lo + 1, t.shape[1]), draw.choice(names),
+                draw.choice(["+", "-", "*"]), draw.choice(names))
     if action == "mask_key" and t.ndim and t.size:
         return _mask_key_step(draw, f"r{k}", target, t)
     masks = [n for n in names if env[n].dtype.kind == "b" and env[n].shape == t.shape]
@@ -893,7 +902,7 @@ STYLES = {
     # arithmetic between lanes of several arrays, lanes written into fresh arrays
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
                     "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype",
-                    "column_loop"),
+                    "column_loop", "column_reduce"),
                    _lane_index, _lane_shape, ("float64", "float64", "float32", "int64", "int32")),
     # stencil code: 1-D and 2-D grids, windows shifted by one element read and written in place
     # (`u[1:-1] += u[:-2] - u[2:]`: NumPy buffers overlapping operands), reductions of residuals
@@ -1020,7 +1029,7 @@ def _written(env: dict, step: tuple) -> np.ndarray | None:
     if kind in ("setitem", "augment"):
         t = env[step[1]]
         return t if step[2] is None else _view_or_none(t, eval(f"{step[1]}[{step[2]}]", dict(env)))
-    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop"):
+    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop", "column_reduce"):
         return env[{"ufunc_out": step[4], "inplace": step[2]}.get(kind, step[1])]
     return None
 

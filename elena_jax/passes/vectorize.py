@@ -13,7 +13,12 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
 - lanes computed by different cheap ufuncs of alike operands (``cx - w / 2``
   and ``cx + w / 2``) become each ufunc over all lanes and a select by lane;
 - per-lane scalars become one constant vector; one value used by all lanes
-  is broadcast; reads of lane j of one strided view become one read of it;
+  is broadcast; reads of lane j of one strided view become one read of it
+  (a lane that is a whole copy of part of an array, each column's min copied
+  out of a joined reduction, is read as that part);
+- lanes each reduced alike from their lane's values (``col /= col.max()``
+  after the column's own write) become that reduction over all lanes, the
+  lane axis kept (a float sum in each column's own NumPy order, ``ordered``);
 - anything else is a leaf: its K values selected by lane (``select_lanes``),
   which is what the assemble did, now only for the leaves.
 
@@ -118,6 +123,9 @@ class _Vectorizer:
         return {k: v for k, v in self.memo.items() if isinstance(v, Access) and v.storage in made}
 
     def _lanes(self, items, dtype):
+        parts = tuple(self._part(x, p) for x, p in items)
+        if parts != items and self._unchanged([(x, p) for x, p in parts if isinstance(x, Access)]):
+            items = parts
         xs = [x for x, _ in items]
         if all(isinstance(x, Const) for x in xs):
             return _constants(xs, dtype)
@@ -133,6 +141,19 @@ class _Vectorizer:
             if w is not None:
                 return Access(xs[0].storage, w)
         return self._computed(items, dtype) or self._leaf(items, dtype)
+
+    def _part(self, x, p: int) -> tuple:
+        """(the part of an array, position of the copy that read it) for ``x``, a whole copy of
+        that part (each column's ``col.min()``, a copy of its lane of the joined reduction); else
+        (x, p)."""
+        found = self.definers.get(x.storage.id) if isinstance(x, Access) else None
+        if found is None or found[0].prim != "copy":
+            return x, p
+        (src,), (out,) = found[0].ins, found[0].outs
+        if (not isinstance(src, Access) or src.storage.dtype != x.storage.dtype or x.view != out.view
+                or out.view != contiguous(x.storage.shape) or src.view.shape != out.view.shape):
+            return x, p
+        return src, found[1]
 
     def _version(self, x, p: int) -> int:
         """Which value of x's storage the op at ``p`` read: the position of the last write before it."""
@@ -151,6 +172,8 @@ class _Vectorizer:
         defs = [self._definer(x) if isinstance(x, Access) else None for x, _ in items]
         if all(d is None for d in defs) or len(self.ops) >= MAX_OPS:
             return None
+        if any(d and d[0].prim == "reduce" for d in defs):
+            return self._reduced(items, defs) if all(defs) else None
         if all(defs) and _alike([op for op, _ in defs]):
             return self._uniform(items, defs)
         groups: dict = {}
@@ -203,6 +226,24 @@ class _Vectorizer:
             value = self._select(list(results.values()), [list(results).index(n) for n in names], shape, out.dtype)
         return Access(value.storage, reshape(value.view, items[0][0].view.shape + (len(items),)))
 
+    def _reduced(self, items, defs):
+        """Lanes each reduced alike (one ufunc, axes, type, initial value and NumPy order, none
+        of them along the lane axis) from its lane's values: that reduction over the vectorized
+        values (``col /= col.max()`` in a loop over columns: one max along the rows); or None."""
+        ops = [op for op, _ in defs]
+        first = ops[0]
+        k = len(items)
+        if any(_reduction(op) != _reduction(first) for op in ops):
+            return None
+        arg = self.lanes(tuple((op.ins[0], p) for op, p in defs), first.ins[0].storage.dtype)
+        if not isinstance(arg, Access) or arg.view.shape[-1] != k:  # NB: one value reduced for every lane
+            return None
+        r = temporary(self.program, first.outs[0].view.shape + (k,), first.outs[0].storage.dtype,
+                      f"lanes of {first.params['name']} reduced")
+        self.ops.append(Op("reduce", (arg,), (r,), first.params, self.where))
+        self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
+        return r
+
     def _definer(self, x: Access):
         """(ufunc op, position) that computes ``x``: the op that wrote all of ``x``'s storage,
         its only write, or that op's lane c if ``x`` is lane c of it; looking through copies."""
@@ -218,6 +259,8 @@ class _Vectorizer:
                     or src.storage.dtype != x.storage.dtype or not self._unchanged([(src, p)])):
                 return None
             return self._definer(Access(src.storage, x.view))
+        if op.prim == "reduce" and _reduction(op) is not None and same_elements(x.view, whole):
+            return found
         if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
             return None
         if same_elements(x.view, whole):
@@ -293,6 +336,18 @@ def _key(x):
 
 def _signature(op: Op) -> tuple:
     return (op.params["name"], op.params["loop"], len(op.ins), op.outs[0].view.shape, op.outs[0].storage.dtype)
+
+
+def _reduction(op: Op) -> tuple | None:
+    """What reductions vectorized together share (`_Vectorizer._reduced`): their parameters, the
+    shapes and types in and out; None for a reduction that is not vectorized (a ``where=`` mask,
+    a masked selection's sum, a result written into part of an array)."""
+    x, out = op.ins[0], op.outs[0]
+    if len(op.ins) != 1 or not isinstance(x, Access) or op.params.get("masked") or op.params.get("compact") \
+            or not same_elements(out.view, contiguous(out.storage.shape)):
+        return None
+    params = tuple(sorted((k, repr(v)) for k, v in op.params.items()))  # NB: repr: -0.0 and 0.0 apart
+    return params, x.view.shape, x.storage.dtype, out.view.shape, out.storage.dtype
 
 
 def _alike(ops: list[Op]) -> bool:
