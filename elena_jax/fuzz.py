@@ -508,7 +508,7 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
                 draw.choice(["+", "-", "*"]), _literal(draw, kind), draw.boolean())
     if action == "column_reduce" and t.ndim == 2 and t.shape[0] and t.shape[1] and kind in "fiu":
         lo = draw.integers(0, t.shape[1] - 1)
-        names = ["min", "max", "sum"] + (["mean"] if kind == "f" else [])
+        names = ["min", "max", "sum", "argmax", "argmin"] + (["mean"] if kind == "f" else [])
         return ("column_reduce", target, lo, draw.integers(lo + 1, t.shape[1]), draw.choice(names),
                 draw.choice(["+", "-", "*"]), draw.choice(names))
     if action == "mask_key" and t.ndim and t.size:

@@ -15,7 +15,9 @@ The joined reduction is placed where the first of them was, so every column
 must still hold what its own reduction read: a reduction whose column is
 written in between (the loop normalizes column j before reducing column j+1,
 which does not touch it) stays on its own if its column is the one written.
-Only full reductions of one-dimensional views, without a mask, are joined.
+Only full reductions of one-dimensional views, without a mask, are joined;
+so are argmaxes and argmins (``best[j] = x[:, j].argmax()``), into one
+argreduce along the run axis.
 
 An argmax and a max (argmin and min) of one view along one axis become one
 reduction of (value, index) pairs that also yields the max (``labels =
@@ -39,13 +41,24 @@ from ._rewrite import copy_program, temporary
 
 def _key(op: Op):
     """What reductions that can be joined share, or None for an op that is not one of them."""
-    if op.prim != "reduce" or len(op.ins) != 1 or not isinstance(op.ins[0], Access) or len(op.outs) != 1:
+    if op.prim not in ("reduce", "argreduce") or len(op.ins) != 1 or not isinstance(op.ins[0], Access) \
+            or len(op.outs) != 1:
         return None
-    p, v, out = op.params, op.ins[0].view, op.outs[0]
-    if p.get("masked") or p.get("compact") or v.ndim != 1 or v.size < 2 or p["axes"] != (0,) or out.view.size != 1:
+    p, v, out = _joined_params(op), op.ins[0].view, op.outs[0]
+    if p is None or v.ndim != 1 or v.size < 2 or out.view.size != 1:
         return None
     params = tuple(sorted((k, repr(x)) for k, x in p.items()))  # NB: repr: -0.0 and 0.0 apart, dtypes by name
-    return op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
+    return op.prim, op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
+
+
+def _joined_params(op: Op) -> dict | None:
+    """The parameters of the reduction of a 1-d view's lanes along its first axis that computes
+    ``op``'s value lane by lane; None where there is none (a mask, a selection's sum, an argmax
+    joined with its max)."""
+    p = op.params
+    if op.prim == "argreduce":  # NB: of a 1-d view, axis None is axis 0
+        return None if p.get("extreme") or p["axis"] not in (None, 0, -1) else {**p, "axis": 0, "keepdims": False}
+    return None if p.get("masked") or p.get("compact") or p["axes"] != (0,) else {**p, "keepdims": False}
 
 
 def _written(ops: list[Op]) -> dict[int, tuple[list[int], list[View]]]:
@@ -176,8 +189,7 @@ def _lanes_joined(program: Program) -> Program:
         first = ops[members[0]]
         joined = temporary(new, (w.shape[-1],), first.outs[0].storage.dtype, "reductions of lanes joined")
         storage = first.ins[0].storage
-        before[members[0]] = Op("reduce", (Access(storage, w),), (joined,), {**first.params, "keepdims": False},
-                                first.where)
+        before[members[0]] = Op(first.prim, (Access(storage, w),), (joined,), _joined_params(first), first.where)
         for i in members:
             op = ops[i]
             out = op.outs[0]

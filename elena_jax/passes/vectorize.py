@@ -144,16 +144,18 @@ class _Vectorizer:
 
     def _part(self, x, p: int) -> tuple:
         """(the part of an array, position of the copy that read it) for ``x``, a whole copy of
-        that part (each column's ``col.min()``, a copy of its lane of the joined reduction); else
-        (x, p)."""
-        found = self.definers.get(x.storage.id) if isinstance(x, Access) else None
-        if found is None or found[0].prim != "copy":
-            return x, p
-        (src,), (out,) = found[0].ins, found[0].outs
-        if (not isinstance(src, Access) or src.storage.dtype != x.storage.dtype or x.view != out.view
-                or out.view != contiguous(x.storage.shape) or src.view.shape != out.view.shape):
-            return x, p
-        return src, found[1]
+        that part (each column's ``col.min()``, a copy of its lane of the joined reduction), or
+        a copy of such a copy; else (x, p)."""
+        while isinstance(x, Access) and x.storage.id in self.definers:
+            op, q = self.definers[x.storage.id]
+            if op.prim != "copy":
+                break
+            (src,), (out,) = op.ins, op.outs
+            if (not isinstance(src, Access) or src.storage.dtype != x.storage.dtype or x.view != out.view
+                    or out.view != contiguous(x.storage.shape) or src.view.shape != out.view.shape):
+                break
+            x, p = src, q
+        return x, p
 
     def _version(self, x, p: int) -> int:
         """Which value of x's storage the op at ``p`` read: the position of the last write before it."""
