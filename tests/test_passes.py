@@ -1206,6 +1206,28 @@ def test_reductions_of_columns_after_their_own_write_are_vectorized():
     check_against_numpy(returns_then_scaled, p, rtol=0, atol=0)
 
 
+def ranked_after_centring(x):
+    first = np.empty(x.shape[1], np.int64)
+    for j in range(x.shape[1]):
+        col = x[:, j]
+        col -= col.mean()
+        col *= col.argmax() + 1
+        first[j] = np.argmin(col, keepdims=True)[0]
+    return first, x
+
+
+def test_argmaxes_after_a_columns_own_write_are_vectorized():
+    """Argmaxes and argmins of columns read after the column's own write, vectorized as the other
+    reductions: one argreduce along the rows each, and the indices written as one copy."""
+    x = np.random.default_rng(5).normal(size=(50, 6))
+    x[3, 2] = np.nan
+    program = optimize(traced(ranked_after_centring, x))
+    assert sorted((op.params["name"], op.ins[0].view.shape) for op in program.ops if op.prim == "argreduce") \
+        == [("argmax", (50, 6)), ("argmin", (50, 6))]
+    assert not any(op.prim == "assemble" for op in program.ops)
+    check_against_numpy(ranked_after_centring, x, rtol=0, atol=0)
+
+
 def scaled_by_kept_sums(x):
     for j in range(x.shape[1]):
         col = x[:, j]
@@ -1228,9 +1250,9 @@ def test_reductions_that_keep_their_axis_are_vectorized_too():
 @settings(max_examples=25, deadline=None)
 def test_random_reductions_of_written_columns_equal_numpys(data, rows, k, dtype):
     """A loop writing each column from a reduction of it, then from a reduction of what it wrote
-    (different reductions in even and odd columns, or in all alike), to NumPy's bits: sums in each
-    column's own order, the lanes vectorized or left apart."""
-    names = ["min", "max", "sum"] + (["mean", "prod"] if dtype is not np.int64 else [])
+    (different reductions in even and odd columns, or in all alike; argmax and argmin too), to
+    NumPy's bits: sums in each column's own order, the lanes vectorized or left apart."""
+    names = ["min", "max", "sum", "argmax", "argmin"] + (["mean", "prod"] if dtype is not np.int64 else [])
     first = data.draw(st.sampled_from(names))
     second = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=2))
     scale = data.draw(st.booleans()) and dtype is not np.int64

@@ -39,26 +39,34 @@ from ..view import View, contiguous, lane_view, overlap, reshape
 from ._rewrite import copy_program, temporary
 
 
-def _key(op: Op):
-    """What reductions that can be joined share, or None for an op that is not one of them."""
+def lanewise(op: Op) -> dict | None:
+    """The parameters of the reduction that computes ``op``'s value for each lane of its operand
+    with a lane axis appended last (its own; an argmax of a 1-d view along axis 0, where it had
+    none): for a reduction (argmax, argmin) of one operand into one result; else None (a ``where=``
+    mask, a masked selection's sum, an argmax joined with its max, an argmax of an n-d value's
+    every axis)."""
     if op.prim not in ("reduce", "argreduce") or len(op.ins) != 1 or not isinstance(op.ins[0], Access) \
             or len(op.outs) != 1:
         return None
-    p, v, out = _joined_params(op), op.ins[0].view, op.outs[0]
-    if p is None or v.ndim != 1 or v.size < 2 or out.view.size != 1:
-        return None
-    params = tuple(sorted((k, repr(x)) for k, x in p.items()))  # NB: repr: -0.0 and 0.0 apart, dtypes by name
-    return op.prim, op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
-
-
-def _joined_params(op: Op) -> dict | None:
-    """The parameters of the reduction of a 1-d view's lanes along its first axis that computes
-    ``op``'s value lane by lane; None where there is none (a mask, a selection's sum, an argmax
-    joined with its max)."""
     p = op.params
-    if op.prim == "argreduce":  # NB: of a 1-d view, axis None is axis 0
-        return None if p.get("extreme") or p["axis"] not in (None, 0, -1) else {**p, "axis": 0, "keepdims": False}
-    return None if p.get("masked") or p.get("compact") or p["axes"] != (0,) else {**p, "keepdims": False}
+    if op.prim == "reduce":
+        return None if p.get("masked") or p.get("compact") else dict(p)
+    if p.get("extreme") or p["axis"] is None and op.ins[0].view.ndim != 1:
+        return None
+    return {**p, "axis": 0 if p["axis"] is None else p["axis"]}
+
+
+def _key(op: Op):
+    """What reductions that can be joined share, or None for an op that is not one of them."""
+    p = lanewise(op)
+    if p is None or p.get("axes", (0,)) != (0,):
+        return None
+    v, out = op.ins[0].view, op.outs[0]
+    if v.ndim != 1 or v.size < 2 or out.view.size != 1:
+        return None
+    # NB: repr: -0.0 and 0.0 apart, dtypes by name; keepdims apart, one lane (the joined result is a vector)
+    params = tuple(sorted((k, repr(x)) for k, x in {**p, "keepdims": False}.items()))
+    return op.prim, op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
 
 
 def _written(ops: list[Op]) -> dict[int, tuple[list[int], list[View]]]:
@@ -189,7 +197,8 @@ def _lanes_joined(program: Program) -> Program:
         first = ops[members[0]]
         joined = temporary(new, (w.shape[-1],), first.outs[0].storage.dtype, "reductions of lanes joined")
         storage = first.ins[0].storage
-        before[members[0]] = Op(first.prim, (Access(storage, w),), (joined,), _joined_params(first), first.where)
+        params = {**lanewise(first), "keepdims": False}
+        before[members[0]] = Op(first.prim, (Access(storage, w),), (joined,), params, first.where)
         for i in members:
             op = ops[i]
             out = op.outs[0]

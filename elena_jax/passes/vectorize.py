@@ -17,8 +17,9 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
   (a lane that is a whole copy of part of an array, each column's min copied
   out of a joined reduction, is read as that part);
 - lanes each reduced alike from their lane's values (``col /= col.max()``
-  after the column's own write) become that reduction over all lanes, the
-  lane axis kept (a float sum in each column's own NumPy order, ``ordered``);
+  after the column's own write; argmax, argmin) become that reduction over
+  all lanes, the lane axis kept (a float sum in each column's own NumPy
+  order, ``ordered``);
 - anything else is a leaf: its K values selected by lane (``select_lanes``),
   which is what the assemble did, now only for the leaves.
 
@@ -60,6 +61,7 @@ from ..view import View, contiguous, expand_dims, index, lane_view, reshape, sam
 from ._rewrite import copy_program, temporary
 from .lanes import interleaved, lane, splittable, wide
 from .merge import marked
+from .reductions import lanewise
 
 # Ufuncs cheap enough to compute over every lane and select from (a different one per lane).
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
@@ -174,7 +176,7 @@ class _Vectorizer:
         defs = [self._definer(x) if isinstance(x, Access) else None for x, _ in items]
         if all(d is None for d in defs) or len(self.ops) >= MAX_OPS:
             return None
-        if any(d and d[0].prim == "reduce" for d in defs):
+        if any(d and d[0].prim in ("reduce", "argreduce") for d in defs):
             return self._reduced(items, defs) if all(defs) else None
         if all(defs) and _alike([op for op, _ in defs]):
             return self._uniform(items, defs)
@@ -242,7 +244,7 @@ class _Vectorizer:
             return None
         r = temporary(self.program, first.outs[0].view.shape + (k,), first.outs[0].storage.dtype,
                       f"lanes of {first.params['name']} reduced")
-        self.ops.append(Op("reduce", (arg,), (r,), first.params, self.where))
+        self.ops.append(Op(first.prim, (arg,), (r,), lanewise(first), self.where))
         self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
         return r
 
@@ -261,7 +263,7 @@ class _Vectorizer:
                     or src.storage.dtype != x.storage.dtype or not self._unchanged([(src, p)])):
                 return None
             return self._definer(Access(src.storage, x.view))
-        if op.prim == "reduce" and _reduction(op) is not None and same_elements(x.view, whole):
+        if op.prim in ("reduce", "argreduce") and _reduction(op) is not None and same_elements(x.view, whole):
             return found
         if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
             return None
@@ -341,15 +343,14 @@ def _signature(op: Op) -> tuple:
 
 
 def _reduction(op: Op) -> tuple | None:
-    """What reductions vectorized together share (`_Vectorizer._reduced`): their parameters, the
-    shapes and types in and out; None for a reduction that is not vectorized (a ``where=`` mask,
-    a masked selection's sum, a result written into part of an array)."""
-    x, out = op.ins[0], op.outs[0]
-    if len(op.ins) != 1 or not isinstance(x, Access) or op.params.get("masked") or op.params.get("compact") \
-            or not same_elements(out.view, contiguous(out.storage.shape)):
+    """What reductions vectorized together share (`_Vectorizer._reduced`): their parameters over
+    lanes (reductions.lanewise), the shapes and types in and out; None for a reduction that is not
+    vectorized (see lanewise; a result written into part of an array)."""
+    p, out = lanewise(op), op.outs[0]
+    if p is None or not same_elements(out.view, contiguous(out.storage.shape)):
         return None
-    params = tuple(sorted((k, repr(v)) for k, v in op.params.items()))  # NB: repr: -0.0 and 0.0 apart
-    return params, x.view.shape, x.storage.dtype, out.view.shape, out.storage.dtype
+    params = tuple(sorted((k, repr(v)) for k, v in p.items()))  # NB: repr: -0.0 and 0.0 apart
+    return op.prim, params, op.ins[0].view.shape, op.ins[0].storage.dtype, out.view.shape, out.storage.dtype
 
 
 def _alike(ops: list[Op]) -> bool:
