@@ -1055,6 +1055,8 @@ def test_products_feeding_sums_are_rounded_as_numpys(dt):
         "in_place": lambda a, b, c: np.add(np.multiply(a, b, out=a), c, out=a),
         "horner": lambda a, b, c: ((a * b + c) * a + b) * c + a,
         "constant_zero_products": lambda a, b, c: (np.zeros(3, dt) * -5.0, a[0] * 0.0),
+        # NB: a product reduction's last factor fed the sum (a review's find, session 35)
+        "reduced_product": lambda a, b, c: np.abs(a[1:9, 0]).prod(initial=2.0) + c[:, 0],
     }
     for name, f in forms.items():
         with np.errstate(all="ignore"):

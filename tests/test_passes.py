@@ -1245,6 +1245,29 @@ def test_reductions_that_keep_their_axis_are_vectorized_too():
     check_against_numpy(scaled_by_kept_sums, x, rtol=0, atol=0)
 
 
+def channels_less_row_maxima(img):
+    for c in range(img.shape[2]):
+        ch = img[:, :, c]
+        ch -= ch.max(axis=1)[:, None]
+    return img
+
+
+def row_sums_by_column(a, out):
+    for j in range(a.shape[2]):
+        out[:, j] = a[:, :, j].sum(axis=1, keepdims=True)[:, 0] * 2 + a[:, :, j].max(axis=1)
+    return out
+
+
+@pytest.mark.parametrize("shape", [(9, 9, 3), (5, 9, 3), (3, 3, 2)])
+def test_lanes_read_through_another_shape_of_a_reduction_get_its_elements(shape):
+    """A lane reading a reduction as ``m[:, None]`` or ``s[:, 0]`` (its elements in another shape)
+    got the vectorized reduction in the reduction's shape: broadcast along the wrong axis where
+    H == W, a shape error elsewhere (a review's find, session 35)."""
+    img = np.random.default_rng(0).integers(0, 9, shape).astype(np.float64)
+    check_against_numpy(channels_less_row_maxima, img, rtol=0, atol=0)
+    check_against_numpy(row_sums_by_column, img, np.zeros((shape[0], shape[2])), rtol=0, atol=0)
+
+
 @given(data=st.data(), rows=st.integers(1, 300), k=st.integers(2, 9),
        dtype=st.sampled_from([np.float64, np.float32, np.int64]))
 @settings(max_examples=25, deadline=None)

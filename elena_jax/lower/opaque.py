@@ -54,11 +54,16 @@ def opaque_one(x):
     return lax.add(lax.abs(zero), np.ones((), zero.dtype))
 
 
-def _xor(x, zero):
-    """``x`` with its bits xor those of ``zero`` (+-0.0 or 0: no bit), as a value XLA cannot see."""
+def _plus(x, zero):
+    """``x`` with ``zero`` (+-0.0 or 0, as an unsigned integer 0) added to its bits, as a value XLA
+    cannot see. NB: not xor, nor or: a value hidden twice with one zero (``rounded(a * b) * 1.0``,
+    the product by one dropped, then rounded again) was ``(bits ^ z) ^ z``, which LLVM folds into
+    the product itself, contracted again with the sum it feeds (``(a * b) * 1.0 + c`` with
+    fma=False: 22% of values an ulp off; a review's find, session 35); LLVM saw through ``bits | z``
+    even once, and ``(bits + z) + z`` is ``bits + 2z``, hidden still."""
     bits = np.dtype(f"u{x.dtype.itemsize}")
     zero = lax.convert_element_type(zero, bits)
-    return lax.bitcast_convert_type(lax.bitwise_xor(lax.bitcast_convert_type(x, bits), zero), x.dtype)
+    return lax.bitcast_convert_type(lax.add(lax.bitcast_convert_type(x, bits), zero), x.dtype)
 
 
 def unknown_zero(dtype) -> jax.Array:
@@ -92,20 +97,20 @@ def rounded(x):
 
     NB: XLA contracts a product and the addition it feeds into one fused multiply-add,
     rounded once: ``a * b + c`` was one ulp off NumPy's in a quarter of random float64
-    values, and ``x ** 2`` is a product there too. Its bits xor a zero the program cannot
-    know keep it apart (`unknown_zero`). Not a multiplication by an opaque 1.0: XLA merges
-    ``(a * 3) * 1.0`` into ``a * (3 * 1.0)``, a product again. Not a zero computed from ``x``
+    values, and ``x ** 2`` is a product there too. A zero the program cannot know, added to
+    its bits, keeps it apart (`unknown_zero`, `_plus`). Not a multiplication by an opaque 1.0:
+    XLA merges ``(a * 3) * 1.0`` into ``a * (3 * 1.0)``, a product again. Not a zero computed from ``x``
     (`opaque_zero`): LLVM proved it zero where it knew ``x`` finite, a product of integers
     converted to float (uint8 pixels times 0.299 plus ...: 141 of 1000 an ulp off)."""
     zero = lax.broadcast_in_dim(unknown_zero(x.dtype), x.shape, ())
-    return _xor(x, zero)
+    return _plus(x, zero)
 
 
 rounded.defjvp(in_64_bits(lambda primals, tangents: (rounded(*primals), *tangents)))
 
 
 def _hidden(values: tuple) -> tuple:
-    """The float and complex ``values`` (broadcast together) through `_xor` with one zero computed
+    """The float and complex ``values`` (broadcast together) through `_plus` with one zero computed
     from all of them, a complex one part by part; others as they are. NB: a zero computed from a
     constant alone would be folded with it (``x ** 3.0`` became a product again)."""
     inexact = [v for v in values if jnp.issubdtype(v.dtype, jnp.inexact)]
@@ -117,8 +122,8 @@ def _hidden(values: tuple) -> tuple:
         if not jnp.issubdtype(v.dtype, jnp.inexact):
             return v
         if jnp.issubdtype(v.dtype, jnp.complexfloating):
-            return lax.complex(_xor(lax.real(v), zero), _xor(lax.imag(v), zero))
-        return _xor(v, zero)
+            return lax.complex(_plus(lax.real(v), zero), _plus(lax.imag(v), zero))
+        return _plus(v, zero)
 
     return tuple(hide(v) for v in values)
 

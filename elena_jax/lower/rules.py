@@ -269,9 +269,10 @@ def _complex_multiply(a, b):
 def _folded_multiply(a, b):
     """NumPy's product in its reduction and accumulation loops: of complex numbers the plain
     formula, each of the four products rounded (no fused multiply-add, unlike its elementwise
-    loop); of floats the product."""
+    loop); of floats the product, rounded on its own where `products_rounded` (a product's last
+    factor, then added to, was one fused multiply-add with ``fma=False``: a review's find, session 35)."""
     if a.dtype.kind != "c":
-        return lax.mul(a, b)
+        return rounded(lax.mul(a, b)) if a.dtype.kind == "f" and _PRODUCTS_ROUNDED.get() else lax.mul(a, b)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
     return lax.complex(rounded(ar * br) - rounded(ai * bi), rounded(ar * bi) + rounded(ai * br))
 

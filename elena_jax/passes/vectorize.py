@@ -169,15 +169,20 @@ class _Vectorizer:
         return all(not any(p <= i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
 
     def _computed(self, items, dtype):
-        """Lanes computed by ufuncs, vectorized; or None. Lanes computed differently form
-        groups, each computed over all lanes (other lanes filled with copies of its own)
-        and selected by lane; lanes no ufunc computes are leaves of that select. The select
-        is in ``dtype``, the type the reader computes in, so each value is cast as it was."""
+        """Lanes computed by ufuncs, or all by reductions (`_reduced`), vectorized; or None.
+        Lanes computed differently form groups, each computed over all lanes (other lanes
+        filled with copies of its own) and selected by lane; lanes no ufunc computes are leaves
+        of that select. The select is in ``dtype``, the type the reader computes in, so each
+        value is cast as it was."""
         defs = [self._definer(x) if isinstance(x, Access) else None for x, _ in items]
         if all(d is None for d in defs) or len(self.ops) >= MAX_OPS:
             return None
-        if any(d and d[0].prim in ("reduce", "argreduce") for d in defs):
-            return self._reduced(items, defs) if all(defs) else None
+        reduced = [d is not None and d[0].prim in ("reduce", "argreduce") for d in defs]
+        if all(reduced):
+            return self._reduced(items, defs)
+        defs = [None if r else d for d, r in zip(defs, reduced)]  # NB: reductions beside ufuncs: leaves
+        if all(d is None for d in defs):
+            return None
         if all(defs) and _alike([op for op, _ in defs]):
             return self._uniform(items, defs)
         groups: dict = {}
@@ -237,7 +242,10 @@ class _Vectorizer:
         ops = [op for op, _ in defs]
         first = ops[0]
         k = len(items)
-        if any(_reduction(op) != _reduction(first) for op in ops):
+        kind = _reduction(first)
+        # NB: lanes reading one reduction (an image's W x C columns, each shifted by its channel's row
+        # maxima) would reduce its operand once per lane: they are leaves
+        if len({id(op) for op in ops}) < k or any(_reduction(op) != kind for op in ops[1:]):
             return None
         arg = self.lanes(tuple((op.ins[0], p) for op, p in defs), first.ins[0].storage.dtype)
         if not isinstance(arg, Access) or arg.view.shape[-1] != k:  # NB: one value reduced for every lane
@@ -246,11 +254,13 @@ class _Vectorizer:
                       f"lanes of {first.params['name']} reduced")
         self.ops.append(Op(first.prim, (arg,), (r,), lanewise(first), self.where))
         self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
-        return r
+        # NB: as the lanes read it (``m[:, None]`` of a row's maxima is the reduction's elements, not its shape)
+        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
 
     def _definer(self, x: Access):
-        """(ufunc op, position) that computes ``x``: the op that wrote all of ``x``'s storage,
-        its only write, or that op's lane c if ``x`` is lane c of it; looking through copies."""
+        """(ufunc or reduction op, position) that computes ``x``: the op that wrote all of ``x``'s
+        storage, its only write, or a ufunc's lane c if ``x`` is lane c of it; looking through
+        copies."""
         found = self.definers.get(x.storage.id)
         if found is None:
             return None
