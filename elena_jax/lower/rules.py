@@ -250,7 +250,12 @@ def _multiply(a, b):
         return _signed_multiply(a, b)
     if a.dtype.kind == "c":
         return _complex_multiply(a, b)
-    return rounded(lax.mul(a, b))
+    return _float_product(a, b)
+
+
+def _float_product(a, b):
+    """The product of floats ``a * b``, rounded on its own where `products_rounded`."""
+    return rounded(lax.mul(a, b)) if _PRODUCTS_ROUNDED.get() else lax.mul(a, b)
 
 
 def _complex_multiply(a, b):
@@ -272,7 +277,7 @@ def _folded_multiply(a, b):
     loop); of floats the product, rounded on its own where `products_rounded` (a product's last
     factor, then added to, was one fused multiply-add with ``fma=False``: a review's find, session 35)."""
     if a.dtype.kind != "c":
-        return rounded(lax.mul(a, b)) if a.dtype.kind == "f" and _PRODUCTS_ROUNDED.get() else lax.mul(a, b)
+        return _float_product(a, b) if a.dtype.kind == "f" else lax.mul(a, b)
     ar, ai, br, bi = lax.real(a), lax.imag(a), lax.real(b), lax.imag(b)
     return lax.complex(rounded(ar * br) - rounded(ai * bi), rounded(ar * bi) + rounded(ai * br))
 

@@ -40,9 +40,9 @@ from ._rewrite import copy_program, temporary
 
 
 def lanewise(op: Op) -> dict | None:
-    """The parameters of the reduction that computes ``op``'s value for each lane of its operand
-    with a lane axis appended last (its own; an argmax of a 1-d view along axis 0, where it had
-    none): for a reduction (argmax, argmin) of one operand into one result; else None (a ``where=``
+    """For a reduce, argmax or argmin of one operand into one result, the parameters of the
+    reduction that computes its value for each lane of that operand with a lane axis appended
+    last: its own (an argmax of a 1-d view along no axis: along axis 0); else None (a ``where=``
     mask, a masked selection's sum, an argmax joined with its max, an argmax of an n-d value's
     every axis)."""
     if op.prim not in ("reduce", "argreduce") or len(op.ins) != 1 or not isinstance(op.ins[0], Access) \
@@ -59,12 +59,13 @@ def lanewise(op: Op) -> dict | None:
 def _key(op: Op):
     """What reductions that can be joined share, or None for an op that is not one of them."""
     p = lanewise(op)
-    if p is None or p.get("axes", (0,)) != (0,):
+    if p is None or op.prim == "reduce" and p["axes"] != (0,):
         return None
     v, out = op.ins[0].view, op.outs[0]
-    if v.ndim != 1 or v.size < 2 or out.view.size != 1:
+    if v.ndim != 1 or v.size < 2 or out.view.size != 1:  # NB: so an argmax's axis is 0
         return None
-    # NB: repr: -0.0 and 0.0 apart, dtypes by name; keepdims apart, one lane (the joined result is a vector)
+    # NB: repr: -0.0 and 0.0 apart, dtypes by name; keepdims ignored: the joined result is a vector, of
+    # which each member copies its lane in its own shape
     params = tuple(sorted((k, repr(x)) for k, x in {**p, "keepdims": False}.items()))
     return op.prim, op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
 

@@ -147,7 +147,10 @@ class _Vectorizer:
     def _part(self, x, p: int) -> tuple:
         """(the part of an array, position of the copy that read it) for ``x``, a whole copy of
         that part (each column's ``col.min()``, a copy of its lane of the joined reduction), or
-        a copy of such a copy; else (x, p)."""
+        a copy of such a copy; else (x, p). NB: three walks through copies: this one replaces a
+        whole read of a copy by the part copied (to read lanes of one view); `_source` looks
+        through whole copies of whole arrays at any view (memo keys only); `_definer` finds the
+        op computing a value behind such whole copies."""
         while isinstance(x, Access) and x.storage.id in self.definers:
             op, q = self.definers[x.storage.id]
             if op.prim != "copy":
