@@ -27,7 +27,8 @@ Covering assembles whose lanes interleave a storage (lane axis last, its
 stride 1, the whole storage C-ordered) are rewritten whole. In any other
 assemble, each group of pieces that are the lanes of one view (a loop over
 columns writing ``col[1:]`` and ``col[0]``: the lanes of ``P[1:, :]`` and of
-``P[0, :]``; pieces of one shape and strides at adjacent offsets, `_runs`) is
+``P[0, :]``; pieces of one shape and strides at evenly spaced offsets, `_runs`:
+a loop's rows ``x[i]`` are the lanes of ``x.T``) is
 rewritten on its own, the assemble then placing the groups' values (each a
 computation over its lanes, or one constant) and the other pieces. Either only
 when more than the leaves is vectorized; wide lanes (several elements per row,
@@ -459,7 +460,7 @@ def _grouped(op: Op, i: int, vectorized, definers: dict):
     made, placed, grouped = [], [], set()
     for members in _runs(views):
         w = lane_view([views[k] for k in members]) if 2 <= len(members) <= COLUMNS else None
-        if w is None or w.strides[-1] != 1:
+        if w is None:
             continue
         items = tuple((op.ins[k], i) for k in members)
         value = _copied_constant(items, op.outs[0].storage.dtype, definers)
@@ -480,8 +481,9 @@ def _grouped(op: Op, i: int, vectorized, definers: dict):
 
 
 def _runs(views) -> list[list[int]]:
-    """The views' indices in runs that may be lanes: of one shape and strides, their offsets one
-    apart (the lanes of row 0 and those of the last row, ``col[0]`` and ``col[-1]``, are two)."""
+    """The views' indices in runs that may be lanes: of one shape and strides, their offsets evenly
+    spaced (the lanes of row 0 and those of the last row, ``col[0]`` and ``col[-1]``, are two runs;
+    a loop's rows ``x[i]``, one row apart, one)."""
     by_kind: dict[tuple, list[int]] = {}
     for k, v in enumerate(views):
         by_kind.setdefault((v.shape, v.strides), []).append(k)
@@ -490,8 +492,10 @@ def _runs(views) -> list[list[int]]:
         members.sort(key=lambda k: views[k].offset)
         runs.append(members[:1])
         for k in members[1:]:
-            if views[k].offset == views[runs[-1][-1]].offset + 1:
-                runs[-1].append(k)
+            run = runs[-1]
+            gap = views[k].offset - views[run[-1]].offset
+            if len(run) == 1 or gap == views[run[1]].offset - views[run[0]].offset:
+                run.append(k)
             else:
                 runs.append([k])
     return runs
