@@ -414,8 +414,10 @@ def vectorize_lanes(program: Program) -> Program:
         over all lanes, and their value; or None."""
         vec = _Vectorizer(new, i, writes, definers, built)
         value = vec._computed(items, dtype)
-        # NB: wide lanes only when no lane is selected: the stacked assemble is faster there
-        if value is None or wide(w) and any(o.prim == "select_lanes" for o in vec.ops) or vec.duplicates(value):
+        selects = any(o.prim == "select_lanes" for o in vec.ops)
+        # NB: wide lanes only when no lane is selected: the stacked assemble is faster there; more than
+        # COLUMNS lanes (a loop's rows) only then too: a select is a pass per lane
+        if value is None or (wide(w) or len(items) > COLUMNS) and selects or vec.duplicates(value):
             return None
         vec.memo[vec.key(items, dtype)] = value
         built.update(vec.built())
@@ -459,10 +461,12 @@ def _grouped(op: Op, i: int, vectorized, definers: dict):
     pieces = list(zip(op.ins, views))
     made, placed, grouped = [], [], set()
     for members in _runs(views):
-        w = lane_view([views[k] for k in members]) if 2 <= len(members) <= COLUMNS else None
+        w = lane_view([views[k] for k in members]) if len(members) >= 2 else None
         if w is None:
             continue
         items = tuple((op.ins[k], i) for k in members)
+        if _chained(items, definers):
+            continue
         value = _copied_constant(items, op.outs[0].storage.dtype, definers)
         if value is None:
             done = vectorized(i, items, w, op.outs[0].storage.dtype)
@@ -499,6 +503,25 @@ def _runs(views) -> list[list[int]]:
             else:
                 runs.append([k])
     return runs
+
+
+def _chained(items, definers: dict) -> bool:
+    """Whether a lane's value is computed from another lane's (a recurrence over a loop's rows,
+    ``out[t] = a * x[t] + b * out[t - 1]``): not computed over all lanes at once (`duplicates`
+    would refuse it, after building it: 64 steps of an EWMA took 0.3 s of tracing so)."""
+    lanes = {x.storage.id for x, _ in items if isinstance(x, Access)}
+    for x, _ in items:
+        todo, seen = [x.storage.id] if isinstance(x, Access) else [], set()
+        while todo:
+            s = todo.pop()
+            if s in seen or s not in definers:
+                continue
+            seen.add(s)
+            reads = {a.storage.id for a in definers[s][0].reads()}
+            if reads & (lanes - {x.storage.id}):
+                return True
+            todo += reads
+    return False
 
 
 def _copied_constant(items, dtype, definers: dict):
