@@ -56,6 +56,12 @@ def lanewise(op: Op) -> dict | None:
     return {**p, "axis": 0 if p["axis"] is None else p["axis"]}
 
 
+def comparable(params: dict) -> tuple:
+    """A reduction's parameters as a key equal for equal reductions: by repr, so that -0.0 and 0.0
+    stay apart and dtypes compare by name."""
+    return tuple(sorted((k, repr(x)) for k, x in params.items()))
+
+
 def _key(op: Op):
     """What reductions that can be joined share, or None for an op that is not one of them."""
     p = lanewise(op)
@@ -64,9 +70,8 @@ def _key(op: Op):
     v, out = op.ins[0].view, op.outs[0]
     if v.ndim != 1 or v.size < 2 or out.view.size != 1:  # NB: so an argmax's axis is 0
         return None
-    # NB: repr: -0.0 and 0.0 apart, dtypes by name; keepdims ignored: the joined result is a vector, of
-    # which each member copies its lane in its own shape
-    params = tuple(sorted((k, repr(x)) for k, x in {**p, "keepdims": False}.items()))
+    # NB: keepdims ignored: the joined result is a vector, of which each member copies its lane in its own shape
+    params = comparable({**p, "keepdims": False})
     return op.prim, op.ins[0].storage.id, v.shape, v.strides, params, out.storage.dtype
 
 

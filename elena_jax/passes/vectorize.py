@@ -62,7 +62,7 @@ from ..view import View, contiguous, expand_dims, index, lane_view, reshape, sam
 from ._rewrite import copy_program, temporary
 from .lanes import interleaved, lane, splittable, wide
 from .merge import marked
-from .reductions import lanewise
+from .reductions import comparable, lanewise
 
 # Ufuncs cheap enough to compute over every lane and select from (a different one per lane).
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
@@ -179,7 +179,7 @@ class _Vectorizer:
         of that select. The select is in ``dtype``, the type the reader computes in, so each
         value is cast as it was."""
         defs = [self._definer(x) if isinstance(x, Access) else None for x, _ in items]
-        if all(d is None for d in defs) or len(self.ops) >= MAX_OPS:
+        if len(self.ops) >= MAX_OPS:
             return None
         reduced = [d is not None and d[0].prim in ("reduce", "argreduce") for d in defs]
         if all(reduced):
@@ -363,8 +363,7 @@ def _reduction(op: Op) -> tuple | None:
     p, out = lanewise(op), op.outs[0]
     if p is None or not same_elements(out.view, contiguous(out.storage.shape)):
         return None
-    params = tuple(sorted((k, repr(v)) for k, v in p.items()))  # NB: repr: -0.0 and 0.0 apart
-    return op.prim, params, op.ins[0].view.shape, op.ins[0].storage.dtype, out.view.shape, out.storage.dtype
+    return op.prim, comparable(p), op.ins[0].view.shape, op.ins[0].storage.dtype, out.view.shape, out.storage.dtype
 
 
 def _alike(ops: list[Op]) -> bool:
