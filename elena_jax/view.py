@@ -428,6 +428,36 @@ def lane_view(views: list[View]) -> View | None:
     return None
 
 
+def outer_lanes(w: View) -> bool:
+    """Whether the lanes of ``w`` (its last axis) lie apart in memory, each a block of its own (a
+    loop's rows ``x[i]`` as the lanes of ``x.T``): the lane axis has the largest stride."""
+    others = [abs(t) for m, t in zip(w.shape[:-1], w.strides[:-1]) if m > 1]
+    return bool(others) and w.shape[-1] > 1 and abs(w.strides[-1]) > max(others)
+
+
+def lanes_first(v: View, shape: tuple[int, ...]) -> View | None:
+    """For ``v`` over a C-ordered storage of ``shape``, the view of the same elements in a
+    C-ordered storage of ``shape`` with its last axis moved first (k lanes of n values each: the
+    element at s * k + j moves to j * n + s); None if no one view addresses them there (an axis
+    that steps across lanes and values at once)."""
+    k, n = shape[-1], math.prod(shape[:-1])
+    lane, value = v.offset % k, v.offset // k
+    strides, low, high = [], lane, lane
+    for m, t in zip(v.shape, v.strides):
+        if m == 1 or t == 0:
+            strides.append(0)
+        elif t % k == 0:
+            strides.append(t // k)
+        elif abs(t) < k:  # NB: along the lanes: every element must stay in its value's k lanes
+            strides.append(t * n)
+            low, high = low + min(0, (m - 1) * t), high + max(0, (m - 1) * t)
+        else:
+            return None
+    if low < 0 or high >= k:
+        return None
+    return View.make(v.shape, strides, lane * n + value)
+
+
 @functools.lru_cache(maxsize=4096)
 def squeezed(v: View) -> View:
     """``squeeze(v)``, remembered: the passes compare views by their elements (same_elements)

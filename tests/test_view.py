@@ -287,3 +287,43 @@ def test_diagonal_names_the_first_row_column_and_step_of_a_view_down_the_rows():
     assert V.diagonal_of_rows(V.View.make((3,), (5,), 2), square.shape) is None  # leaves row 1 at its end: wraps
     assert V.diagonal_of_rows(V.View.make((2,), (9,), 0), square.shape) is None  # two rows down
     assert V.diagonal_of_rows(main, (16,)) is None  # no rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_lanes_first_addresses_the_same_elements_with_the_last_axis_moved_first(data):
+    """A view of a storage of k lanes (last axis) read in the storage with the lanes moved first
+    (vectorize computing a loop's rows as rows): the same elements, or None where no one view
+    is (an axis stepping across values and lanes at once)."""
+    shape = data.draw(shapes)
+    old = np.arange(int(np.prod(shape))).reshape(shape)
+    key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    v = V.index(V.contiguous(shape), key)
+    moved = V.lanes_first(v, shape)
+    k = shape[-1]
+    places = np.argsort(np.moveaxis(old, -1, 0).reshape(-1))[realize(v, old.size)]  # NB: each element's new place
+    if moved is None:
+        start = places[(0,) * v.ndim] if v.size else 0
+        steps = [places[tuple(int(a == n) for a in range(v.ndim))] - start if m > 1 else 0
+                 for n, m in enumerate(v.shape)]
+        one_view = v.size == 0 or (places == start + sum(
+            np.arange(m).reshape([-1 if a == n else 1 for a in range(v.ndim)]) * t
+            for n, (m, t) in enumerate(zip(v.shape, steps)))).all()
+        # NB: only an axis across values and lanes at once (a diagonal's k + 1) is refused though one view exists
+        assert not one_view or any(m > 1 and t % k and abs(t) > k for m, t in zip(v.shape, v.strides))
+        return
+    assert moved.shape == v.shape
+    np.testing.assert_array_equal(realize(moved, old.size), places)
+
+
+def test_lanes_first_of_a_whole_storage_and_of_a_flat_run_across_lanes():
+    assert V.lanes_first(V.contiguous((8, 6)), (8, 6)) == V.View.make((8, 6), (1, 8))
+    assert V.lanes_first(V.View.make((24,), (1,)), (4, 6)) is None  # NB: rows of 6 run into each other
+    assert V.lanes_first(V.View.make((4, 2), (6, 1), 1), (4, 6)) == V.View.make((4, 2), (1, 4), 4)
+
+
+def test_outer_lanes_are_a_loops_rows():
+    rows = V.lane_view([V.index(V.contiguous((5, 7)), (i,)) for i in range(5)])  # NB: x[i]: x.T
+    cols = V.lane_view([V.index(V.contiguous((5, 7)), (slice(None), j)) for j in range(7)])
+    assert V.outer_lanes(rows) and not V.outer_lanes(cols)
+    assert not V.outer_lanes(V.contiguous((1, 5)))  # NB: one value per lane: nothing to move

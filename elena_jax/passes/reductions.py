@@ -35,7 +35,7 @@ import bisect
 import math
 
 from ..ir import Access, Op, Program
-from ..view import View, contiguous, lane_view, overlap, reshape
+from ..view import View, contiguous, lane_view, moveaxis, outer_lanes, overlap, reshape
 from ._rewrite import copy_program, temporary
 
 
@@ -54,6 +54,18 @@ def lanewise(op: Op) -> dict | None:
     if p.get("extreme") or p["axis"] is None and op.ins[0].view.ndim != 1:
         return None
     return {**p, "axis": 0 if p["axis"] is None else p["axis"]}
+
+
+def lanes_first_params(prim: str, params: dict, rank: int) -> dict:
+    """The parameters of a reduction over lanes (lane axis last, never reduced: see lanewise) of a
+    ``rank``-dimensional operand, for that operand with its lane axis moved first."""
+    if prim == "argreduce":
+        return {**params, "axis": params["axis"] % rank + 1}
+    p = {**params, "axes": tuple(a % rank + 1 for a in params["axes"])}
+    if params.get("ordered") is not None:
+        order, run, *pieces = params["ordered"]
+        p["ordered"] = (order, tuple(a % rank + 1 for a in run), *pieces)
+    return p
 
 
 def comparable(params: dict) -> tuple:
@@ -201,14 +213,17 @@ def _lanes_joined(program: Program) -> Program:
     replaced: dict[int, Op] = {}
     for members, w in plans:
         first = ops[members[0]]
+        step = w.strides[-1]
         joined = temporary(new, (w.shape[-1],), first.outs[0].storage.dtype, "reductions of lanes joined")
         storage = first.ins[0].storage
         params = {**lanewise(first), "keepdims": False}
+        if outer_lanes(w):  # NB: a loop's rows: read as laid out (vectorize._lanes_first)
+            w, params = moveaxis(w, -1, 0), lanes_first_params(first.prim, params, 2)
         before[members[0]] = Op(first.prim, (Access(storage, w),), (joined,), params, first.where)
         for i in members:
             op = ops[i]
             out = op.outs[0]
-            lane = (op.ins[0].view.offset - w.offset) // w.strides[-1]
+            lane = (op.ins[0].view.offset - w.offset) // step
             value = Access(joined.storage, View.make(out.view.shape, (0,) * out.view.ndim, lane))
             replaced[i] = Op("copy", (value,), op.outs, {}, op.where)
     new.ops = [x for i, op in enumerate(ops) for x in ((before[i],) if i in before else ()) + (replaced.get(i, op),)]
