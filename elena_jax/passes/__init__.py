@@ -18,10 +18,12 @@ from .merge import merge_assembles
 from .reassociate import reassociate_chains
 from .reciprocal import exact_reciprocals
 from .reductions import join_reductions
+from .rename import rename_whole_writes
 from .vectorize import vectorize_lanes
 
-PIPELINE = [exact_reciprocals, split_lanes, coalesce_writes, join_reductions, forward_reads, merge_assembles,
-            eliminate_dead_writes, vectorize_lanes, eliminate_dead_writes, reassociate_chains, materialize_chains]
+PIPELINE = [rename_whole_writes, exact_reciprocals, split_lanes, coalesce_writes, join_reductions, forward_reads,
+            merge_assembles, eliminate_dead_writes, vectorize_lanes, eliminate_dead_writes, reassociate_chains,
+            materialize_chains]
 
 
 def optimize(program: Program) -> Program:
@@ -37,6 +39,6 @@ def optimize(program: Program) -> Program:
 
 __all__ = [
     "PIPELINE", "optimize", "coalesce_writes", "eliminate_dead_writes", "exact_reciprocals", "forward_reads",
-    "join_reductions", "materialize_chains", "merge_assembles", "reassociate_chains", "split_lanes",
-    "vectorize_lanes",
+    "join_reductions", "materialize_chains", "merge_assembles", "reassociate_chains", "rename_whole_writes",
+    "split_lanes", "vectorize_lanes",
 ]
