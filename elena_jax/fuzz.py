@@ -210,6 +210,10 @@ def render_step(step: tuple) -> str:
         t, lo, hi, first, op, second = f
         col = f"{t}[:, {COUNTER}]"
         return f"for {COUNTER} in range({lo}, {hi}): {col} -= {col}.{first}(); {col} {op}= {col}.{second}()"
+    if kind == "row_reduce":  # (target, first, stop, step, reduction, operator, reduction): each row from its own
+        t, lo, hi, by, first, op, second = f
+        row = f"{t}[{COUNTER}]"
+        return f"for {COUNTER} in range({lo}, {hi}, {by}): {row} -= {row}.{first}(); {row} {op}= {row}.{second}()"
     raise ValueError(f"unknown step {step!r}")
 
 
@@ -510,6 +514,11 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
         lo = draw.integers(0, t.shape[1] - 1)
         names = ["min", "max", "sum", "argmax", "argmin"] + (["mean"] if kind == "f" else [])
         return ("column_reduce", target, lo, draw.integers(lo + 1, t.shape[1]), draw.choice(names),
+                draw.choice(["+", "-", "*"]), draw.choice(names))
+    if action == "row_reduce" and t.ndim == 2 and t.shape[0] and t.shape[1] and kind in "fiu":
+        lo = draw.integers(0, t.shape[0] - 1)
+        names = ["min", "max", "sum", "argmax", "argmin"] + (["mean", "std", "var"] if kind == "f" else [])
+        return ("row_reduce", target, lo, draw.integers(lo + 1, t.shape[0]), draw.integers(1, 2), draw.choice(names),
                 draw.choice(["+", "-", "*"]), draw.choice(names))
     if action == "mask_key" and t.ndim and t.size:
         return _mask_key_step(draw, f"r{k}", target, t)
@@ -902,7 +911,7 @@ STYLES = {
     # arithmetic between lanes of several arrays, lanes written into fresh arrays
     "lanes": Style(("lane", "lane", "lane", "view", "fresh", "binary", "binary", "ufunc", "compare", "setitem",
                     "setitem", "augment", "augment", "augment", "ufunc_out", "clip", "copyto", "astype",
-                    "column_loop", "column_reduce"),
+                    "column_loop", "column_reduce", "row_reduce"),
                    _lane_index, _lane_shape, ("float64", "float64", "float32", "int64", "int32")),
     # stencil code: 1-D and 2-D grids, windows shifted by one element read and written in place
     # (`u[1:-1] += u[:-2] - u[2:]`: NumPy buffers overlapping operands), reductions of residuals
@@ -1029,7 +1038,8 @@ def _written(env: dict, step: tuple) -> np.ndarray | None:
     if kind in ("setitem", "augment"):
         t = env[step[1]]
         return t if step[2] is None else _view_or_none(t, eval(f"{step[1]}[{step[2]}]", dict(env)))
-    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop", "column_reduce"):
+    if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop", "column_reduce",
+                "row_reduce"):
         return env[{"ufunc_out": step[4], "inplace": step[2]}.get(kind, step[1])]
     return None
 
