@@ -1040,7 +1040,7 @@ def _written(env: dict, step: tuple) -> np.ndarray | None:
         return t if step[2] is None else _view_or_none(t, eval(f"{step[1]}[{step[2]}]", dict(env)))
     if kind in ("ufunc_out", "clip_out", "copyto", "add_at", "method", "inplace", "column_loop", "column_reduce",
                 "row_reduce"):
-        return env[{"ufunc_out": step[4], "inplace": step[2]}.get(kind, step[1])]
+        return env[step[{"ufunc_out": 4, "inplace": 2}.get(kind, 1)]]  # NB: a method step has 3 fields
     return None
 
 

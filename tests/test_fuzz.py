@@ -194,6 +194,21 @@ def test_overlap_writes_are_kept_only_where_numpy_defines_them():
         assert fuzz._step_outcome({"np": np, "w": w, "rows": rows}, step)[0] == outcome, step
 
 
+def test_overlap_writes_by_methods_copyto_clip_and_add_at_are_judged_too():
+    """Steps of 3 or 4 fields (a method, np.copyto, np.clip(out=), np.add.at) looked their written
+    view up in a step's 5th field and failed, so their writes through self-overlapping views were
+    kept unjudged (overlap seed 103 #281 drew ``as_strided(...).view(np.uint64).fill(4)``, which
+    elena_jax refuses: tracer.Trace._mirror)."""
+    def env(retyped: bool):
+        x = np.arange(6.0)
+        v = np.lib.stride_tricks.as_strided(x, (3,), (0,))
+        return {"np": np, "x": x, "v": v} | ({"u": v.view(np.int64)} if retyped else {})
+    assert fuzz._step_outcome(env(True), ("method", "u", "fill(4)"))[0] == "reject"
+    assert fuzz._step_outcome(env(False), ("method", "v", "sort()"))[0] == "reject"
+    assert fuzz._step_outcome(env(False), ("method", "v", "fill(4.0)"))[0] == "ok"
+    assert fuzz._step_outcome(env(False), ("clip_out", "v", "0", "1"))[0] == "reject"  # NB: not judged place by place
+
+
 def test_general_programs_are_drawn_as_before_lane_style():
     # NB: seeds recorded in docs/fuzzing.md must replay the same programs
     p = program_at(4254, 519)
