@@ -67,6 +67,33 @@ def test_a_run_sums_as_numpys(dtype, n):
     check(lambda a: np.add.reduce(a, axis=-1), data((3, n), dtype, 2), what="rows")
 
 
+@pytest.mark.parametrize("n, dtype", rotated([1, 7, 9, 128, 129, 1000, 1024, 8193, 100003],
+                                              [np.float64, np.float32, np.float16]))
+def test_columns_summed_down_are_numpys(n, dtype):
+    """A loop's column sums (``x[:, j].sum()``, joined into one reduction along the rows) are each
+    column's pairwise sum, added down the rows a slab of all columns at a time (summation.down):
+    the same additions as the transpose's rows, without reading the transpose a column at a
+    time (100,000 x 20: 3.3 -> 0.9 ms)."""
+    from elena_jax.lower import summation
+
+    x = data((n, 20), dtype, seed=n)
+    check(lambda a: np.array([a[:, j].sum() for j in range(a.shape[1])]), x, what="columns")
+    with jax.enable_x64(True):
+        for start, stored in [(0.0, None), (2.5, None), (0.0, np.float16)]:
+            down = summation.pairwise_sum(jnp.asarray(x), start, stored=stored, down=True)
+            across = summation.pairwise_sum(jnp.asarray(x.T), start, stored=stored)
+            assert_same_bits(down, across, f"start {start}, stored {stored}")
+
+
+def test_only_wide_columns_of_a_sum_in_one_piece_are_summed_down():
+    from elena_jax.lower import summation
+
+    assert summation.down((1000, 8), np.float64) and summation.down((1000, 2, 4), np.float32)
+    assert not summation.down((1000, 7), np.float64)  # NB: less than a cache line beside each term
+    assert not summation.down((1000, 8), np.complex128) and not summation.down((1000,), np.float64)
+    assert not summation.down((1000, 8), np.float64, 512, 8192)  # NB: through NumPy's buffer: in blocks
+
+
 @pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.complex128, np.float32, np.float16], 2))
 def test_sums_of_overlapping_windows_are_numpys(dtype):
     """Axes of equal strides (``sliding_window_view``) keep their C order in NumPy's iterator, so

@@ -37,7 +37,7 @@ from .opaque import (
     unfolded_whole,
     unknown_zero,
 )
-from .summation import in_pieces, pairwise_sum, prefix_sum, running, sequential
+from .summation import down, in_pieces, pairwise_sum, prefix_sum, running, sequential
 
 RULES: dict[str, Callable] = {}
 
@@ -881,8 +881,13 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     rest = tuple(i for i in axes if i not in run)
     if order == "pairwise" and name == "add":
         start = 0 if initial is None else initial
-        runs = x if isinstance(x, Lazy) else jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms)
-        r = pairwise_sum(runs, start, *pieces, stored)
+        after = max(run, default=x.ndim) < min(kept, default=-1)  # NB: the kept axes after the run in memory
+        if not isinstance(x, Lazy) and after and down((terms, *shape), x.dtype, *pieces):  # NB: no transpose
+            r = pairwise_sum(jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape), start, stored=stored,
+                             down=True)
+        else:
+            runs = x if isinstance(x, Lazy) else jnp.transpose(x, (*kept, *run, *rest)).reshape(*shape, terms)
+            r = pairwise_sum(runs, start, *pieces, stored)
     else:
         xs = x if isinstance(x, Lazy) else jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape)
         if name == "add":
