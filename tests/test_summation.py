@@ -85,6 +85,22 @@ def test_columns_summed_down_are_numpys(n, dtype):
             assert_same_bits(down, across, f"start {start}, stored {stored}")
 
 
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 3000), k=st.integers(8, 40), dtype=st.sampled_from([np.float64, np.float32, np.float16]),
+       start=st.sampled_from([0.0, -0.0, 1.5]), seed=st.integers(0, 2**16))
+def test_random_runs_summed_down_are_the_transposes_rows_bit_for_bit(n, k, dtype, start, seed):
+    from elena_jax.lower import summation
+
+    with jax.enable_x64(True):
+        x = jnp.asarray(data((n, k), dtype, seed))
+        down = jax.jit(lambda a: summation.pairwise_sum(a, start, down=True))(x)
+        across = jax.jit(lambda a: summation.pairwise_sum(a.T, start))(x)
+    assert_same_bits(down, across)
+    if start == 0.0:  # NB: NumPy's own sums of the columns, from its 0.0
+        with np.errstate(over="ignore"):
+            assert_same_bits(down, np.array([np.asarray(x)[:, j].sum() for j in range(k)], dtype))
+
+
 def test_only_wide_columns_of_a_sum_in_one_piece_are_summed_down():
     from elena_jax.lower import summation
 
