@@ -195,7 +195,11 @@ class _Vectorizer:
         reduced = [d is not None and d[0].prim in ("reduce", "argreduce") for d in defs]
         if all(reduced):
             return self._reduced(items, defs)
-        defs = [None if r else d for d, r in zip(defs, reduced)]  # NB: reductions beside ufuncs: leaves
+        masked = [d is not None and d[0].prim == "mask_set" for d in defs]
+        if all(masked):
+            return self._masked(items, defs)
+        # NB: reductions and masked writes beside ufuncs: leaves
+        defs = [None if r or m else d for d, r, m in zip(defs, reduced, masked)]
         if all(d is None for d in defs):
             return None
         if all(defs) and _alike([op for op, _ in defs]):
@@ -272,6 +276,28 @@ class _Vectorizer:
         # NB: as the lanes read it (``m[:, None]`` of a row's maxima is the reduction's elements, not its shape)
         return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
 
+    def _masked(self, items, defs):
+        """Lanes each written through a mask of its own (``r[r < t] = 0.0`` in a loop over rows):
+        one masked write of the vectorized values, masks and values; or None."""
+        ops = [op for op, _ in defs]
+        k = len(items)
+        x, mask, value = ops[0].ins
+        kinds = {np.asarray(op.ins[2].value).dtype if isinstance(op.ins[2], Const) else op.ins[2].storage.dtype
+                 for op in ops}
+        if len({id(op) for op in ops}) < k or len(kinds) != 1:
+            return None
+        operands = []
+        for j, dtype in enumerate((x.storage.dtype, np.bool_, kinds.pop())):
+            arg = self.lanes(tuple((op.ins[j], p) for op, p in defs), dtype)
+            if arg is None:
+                return None
+            operands.append(arg)
+        out = ops[0].outs[0]
+        r = temporary(self.program, out.view.shape + (k,), out.storage.dtype, "lanes written through masks")
+        self.ops.append(Op("mask_set", tuple(operands), (r,), {}, self.where))
+        self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
+        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
+
     def _definer(self, x: Access):
         """(ufunc or reduction op, position) that computes ``x``: the op that wrote all of ``x``'s
         storage, its only write, or a ufunc's lane c if ``x`` is lane c of it; looking through
@@ -289,6 +315,8 @@ class _Vectorizer:
                 return None
             return self._definer(Access(src.storage, x.view))
         if op.prim in ("reduce", "argreduce") and _reduction(op) is not None and same_elements(x.view, whole):
+            return found
+        if op.prim == "mask_set" and _elementwise_mask(op) and same_elements(x.view, whole):
             return found
         if op.prim != "ufunc" or op.params.get("masked") or len(op.outs) != 1:
             return None
@@ -375,6 +403,15 @@ def _reduction(op: Op) -> tuple | None:
     if p is None or not same_elements(out.view, contiguous(out.storage.shape)):
         return None
     return op.prim, comparable(p), op.ins[0].view.shape, op.ins[0].storage.dtype, out.view.shape, out.storage.dtype
+
+
+def _elementwise_mask(op: Op) -> bool:
+    """Whether a masked write sets each element from its own place of the mask and the values (a
+    mask of the array's shape, one value or one per element), so that lanes of it line up."""
+    x, mask, value = op.ins
+    shape = op.outs[0].view.shape
+    return (isinstance(x, Access) and isinstance(mask, Access) and x.view.shape == mask.view.shape == shape
+            and (np.ndim(value.value) == 0 if isinstance(value, Const) else value.view.shape == shape))
 
 
 def _alike(ops: list[Op]) -> bool:
