@@ -57,6 +57,10 @@ _FEW = 8
 _LOOPED = 32
 _MANY = 1 << 16
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
+# Gathered leaves of sums of _APART terms or more are gathered a row of every leaf at a time: XLA:CPU
+# wrote one gather of all their rows out whole (32 rows of 125,000: 25-29 ms, 5.2-5.7 so; 8 rows of
+# 1e6: 43-49 ms, 5.5-7.0; NumPy 1.2 and 9.6); on smaller sums it was no faster (rows of 12,500).
+_APART = 1 << 20
 
 
 def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, stored=None, down: bool = False):
@@ -409,11 +413,19 @@ def _leaves(x, plan: _Plan, parts: int):
         if len(plan.present) <= _LOOPED:
             lanes = _looped_lanes(grid, plan)
         else:  # NB: a short leaf's missing rows count as -0.0
-            blocks = grid.at[..., plan.rows, :].get(mode="promise_in_bounds", indices_are_sorted=True)
-            lanes = blocks[..., 0, :]
+            def gathered(index):
+                return grid.at[..., index, :].get(mode="promise_in_bounds", indices_are_sorted=True)
+
+            apart = math.prod(x.shape) >= _APART
+            blocks = None if apart else gathered(plan.rows)
+
+            def step(t: int):
+                return gathered(plan.rows[:, t]) if apart else blocks[..., t, :]
+
+            lanes = step(0)
             for t in range(1, plan.depth_rows):
-                step = blocks[..., t, :]
-                lanes = lanes + (step if plan.present[:, t].all() else jnp.where(plan.present[:, t, None], step, -0.0))
+                here = plan.present[:, t, None]
+                lanes = lanes + (step(t) if plan.present[:, t].all() else jnp.where(here, step(t), -0.0))
     sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
