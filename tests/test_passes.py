@@ -1383,6 +1383,23 @@ def test_writes_through_each_lanes_own_mask_are_vectorized(f, x, writes):
     check_against_numpy(f, x, rtol=0, atol=0)
 
 
+def decayed_rows(x):
+    for i in range(x.shape[0]):
+        r = x[i] * 1.0
+        for _ in range(250):
+            r *= 0.99  # NB: each update a storage of its own (rename_whole_writes)
+        x[i] = r
+    return x
+
+
+def test_a_long_chain_of_updates_is_followed_only_so_far():
+    """250 updates of a lane's temporary: a chain of 250 definers, which the vectorizer followed
+    depth first past Python's recursion limit (RecursionError; a review's find, session 36): it
+    stops MAX_DEPTH operands back, the loop left as it was."""
+    x = np.random.default_rng(17).normal(size=(2, 4))
+    check_against_numpy(decayed_rows, x, rtol=0, atol=0)
+
+
 def ewma_rows(x):
     out = np.empty_like(x)
     out[0] = x[0]

@@ -48,6 +48,7 @@ MODULES = (
     "wave_1d",
     "standardize",
     "column_loops",
+    "row_loops",
 )
 
 

@@ -213,11 +213,12 @@ def _lanes_joined(program: Program) -> Program:
     replaced: dict[int, Op] = {}
     for members, w in plans:
         first = ops[members[0]]
-        step = w.strides[-1]
+        step = w.strides[-1]  # NB: the lanes' spacing, read before the lane axis may move first
         joined = temporary(new, (w.shape[-1],), first.outs[0].storage.dtype, "reductions of lanes joined")
         storage = first.ins[0].storage
         params = {**lanewise(first), "keepdims": False}
         if outer_lanes(w):  # NB: a loop's rows: read as laid out (vectorize._lanes_first)
+            # NB: w is 2-d: the joined views are 1-d (_key)
             w, params = moveaxis(w, -1, 0), lanes_first_params(first.prim, params, 2)
         before[members[0]] = Op(first.prim, (Access(storage, w),), (joined,), params, first.where)
         for i in members:

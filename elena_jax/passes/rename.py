@@ -17,19 +17,22 @@ caller.
 from __future__ import annotations
 
 from ..ir import Access, Op, Program
+from ..storage import Storage
 from ..view import contiguous
 from ._rewrite import copy_program, temporary
 
 
 def rename_whole_writes(program: Program) -> Program:
+    """``program`` with each write of all of a temporary after its definition (in C order) into a
+    new storage, and the ops after it and the results reading and writing that one."""
     kept = {s.id for s in program.inputs}
     defined: set[int] = set()
-    current: dict[int, Access] = {}  # storage id -> the storage holding its latest value (whole)
+    current: dict[int, Storage] = {}  # storage id -> the storage holding its latest value
     new = copy_program(program)
 
     def now(x):
         found = current.get(x.storage.id) if isinstance(x, Access) else None
-        return x if found is None else Access(found.storage, x.view)
+        return x if found is None else Access(found, x.view)
 
     ops = []
     for op in program.ops:
@@ -37,9 +40,10 @@ def rename_whole_writes(program: Program) -> Program:
         outs = []
         for a in op.outs:
             s = a.storage
+            # NB: not an op writing two views of one storage: its writes would part
             if s.id in defined and s.id not in kept and a.view == contiguous(s.shape) \
                     and sum(b.storage is s for b in op.outs) == 1:
-                current[s.id] = temporary(new, s.shape, s.dtype, f"{s.origin}, written whole again")
+                current[s.id] = temporary(new, s.shape, s.dtype, f"{s.origin}, written whole again").storage
             defined.add(s.id)
             outs.append(now(a))
         ops.append(op if ins == op.ins and tuple(outs) == op.outs else Op(op.prim, ins, tuple(outs), op.params,

@@ -23,6 +23,10 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
 - anything else is a leaf: its K values selected by lane (``select_lanes``),
   which is what the assemble did, now only for the leaves.
 
+Where the lanes lie apart in memory (a loop's rows, the lane axis of the largest
+stride: view.outer_lanes), the ops built lane axis last are rebuilt lane axis first
+(`_lanes_first`), so that rows are computed as rows.
+
 Covering assembles whose lanes interleave a storage (lane axis last, its
 stride 1, the whole storage C-ordered) are rewritten whole. In any other
 assemble, each group of pieces that are the lanes of one view (a loop over
@@ -79,6 +83,10 @@ from .reductions import comparable, lanes_first_params, lanewise
 CHEAP = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin", "negative", "positive",
          "absolute", "clip"}
 MAX_OPS = 256  # vectorized ops per assemble: keeps XLA's compile time in check
+# NB: how deep operands are followed back: a lane's temporary updated in place 250 times (`r *= 0.99`,
+# each update a storage of its own since rename_whole_writes) was a chain of 250 definers, followed
+# depth first past Python's recursion limit (a review's find, session 36)
+MAX_DEPTH = 64
 MAX_GROUPS = 3  # differently computed lane groups: each is computed over all lanes
 
 
@@ -105,13 +113,21 @@ class _Vectorizer:
         self.earlier = built  # lanes built for earlier assembles (see built)
         self.where = program.ops[position].where
         self.replicas: dict[int, set[int]] = {}  # storage of a vectorized op -> the lane values it recomputes
+        self.depth = 0  # operands followed back from the assemble's lanes (see MAX_DEPTH)
 
     def lanes(self, items, dtype):
         """One operand over all lanes (lane axis last) for ``items``: per lane, (operand,
-        position of the op that read it); or None. ``dtype`` is what its reader computes in."""
+        position of the op that read it); or None (also beyond MAX_DEPTH operands back). ``dtype``
+        is what its reader computes in."""
         key = self.key(items, dtype)
         if key not in self.memo:
-            self.memo[key] = self.earlier.get(key) or self._lanes(items, np.dtype(dtype))
+            if self.depth >= MAX_DEPTH:
+                return None
+            self.depth += 1
+            try:
+                self.memo[key] = self.earlier.get(key) or self._lanes(items, np.dtype(dtype))
+            finally:
+                self.depth -= 1
         return self.memo[key]
 
     def key(self, items, dtype) -> tuple:
@@ -544,10 +560,9 @@ def _lanes_first(program: Program, ops: list[Op], memo: dict):
     shape (view.lanes_first), every operand gets the op's rank and the lane axis moved first,
     reduction axes shift by one; ``memo``'s values are rewritten to their new places, still lane
     last. Returns (the ops, a function mapping a value of the old ops to its new place, lane axis
-    first) or None where a view has no such form."""
+    first) or None where a view has no such form. The ops are the vectorizer's (one output each)
+    without a ``select_lanes``, whose ``lanes`` parameter counts along the last axis."""
     olds = {op.outs[0].storage.id: op.outs[0].storage for op in ops}
-    if any(len(op.outs) != 1 for op in ops):
-        return None
 
     def moved(x: Access):
         s = olds.get(x.storage.id)
