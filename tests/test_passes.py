@@ -1383,6 +1383,36 @@ def test_writes_through_each_lanes_own_mask_are_vectorized(f, x, writes):
     check_against_numpy(f, x, rtol=0, atol=0)
 
 
+def float32_rows(x):
+    for i in range(x.shape[0]):
+        r = x[i]
+        r -= r.mean()  # NB: NumPy divides the float32 sum by an intp count in float64, cast back
+        r /= r.std() + np.float32(1e-3)
+    return x
+
+
+def scaled_into_ints(x, y):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * 2.5  # NB: float64 rows copied into int32 rows
+    return y
+
+
+@pytest.mark.parametrize("f, args", [
+    (float32_rows, (np.random.default_rng(18).normal(size=(80, 33)).astype(np.float32),)),
+    (scaled_into_ints, (np.random.default_rng(19).normal(size=(70, 9)) * 100, np.zeros((70, 9), np.int32)))])
+def test_lanes_each_cast_are_vectorized_as_one_copy(f, args):
+    """Lanes each a copy into another type (a float32 row's mean; rows written into an int array):
+    one copy of the vectorized values (_cast). A float32 row's mean was a leaf, selected per lane,
+    so more than 64 rows were not vectorized (80 rows: 400 ops)."""
+    program = optimize(traced(f, *args))
+    assert "vectorize_lanes" in program.fired and len(program.ops) <= 16
+    check_against_numpy(f, *args)
+    # NB: bit for bit with fma=False (a std's squares feed its sum, which XLA contracts otherwise)
+    want = f(*(np.copy(a) for a in args))
+    got = elena_jax.functionalize(f, fma=False)(*(np.copy(a) for a in args))
+    assert np.asarray(got).tobytes() == want.tobytes()
+
+
 def decayed_rows(x):
     for i in range(x.shape[0]):
         r = x[i] * 1.0

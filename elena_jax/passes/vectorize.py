@@ -214,8 +214,11 @@ class _Vectorizer:
         masked = [d is not None and d[0].prim == "mask_set" for d in defs]
         if all(masked):
             return self._masked(items, defs)
-        # NB: reductions and masked writes beside ufuncs: leaves
-        defs = [None if r or m else d for d, r, m in zip(defs, reduced, masked)]
+        cast = [d is not None and d[0].prim == "copy" for d in defs]
+        if all(cast):
+            return self._cast(items, defs)
+        # NB: reductions, masked writes and casts beside ufuncs: leaves
+        defs = [None if r or m or c else d for d, r, m, c in zip(defs, reduced, masked, cast)]
         if all(d is None for d in defs):
             return None
         if all(defs) and _alike([op for op, _ in defs]):
@@ -314,6 +317,21 @@ class _Vectorizer:
         self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
         return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
 
+    def _cast(self, items, defs):
+        """Lanes each a copy of its lane's values into another type (NumPy's float32 mean, divided
+        in float64 and cast back): one copy of the vectorized values; or None."""
+        ops = [op for op, _ in defs]
+        src, out = ops[0].ins[0], ops[0].outs[0]
+        if len({(op.ins[0].storage.dtype, op.outs[0].storage.dtype) for op in ops}) != 1:
+            return None
+        arg = self.lanes(tuple((op.ins[0], p) for op, p in defs), src.storage.dtype)
+        if arg is None:
+            return None
+        r = temporary(self.program, out.view.shape + (len(items),), out.storage.dtype, "lanes cast")
+        self.ops.append(Op("copy", (arg,), (r,), {}, self.where))
+        self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
+        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (len(items),)))
+
     def _definer(self, x: Access):
         """(ufunc or reduction op, position) that computes ``x``: the op that wrote all of ``x``'s
         storage, its only write, or a ufunc's lane c if ``x`` is lane c of it; looking through
@@ -325,10 +343,12 @@ class _Vectorizer:
         whole = contiguous(x.storage.shape)
         if op.prim == "copy":
             src = op.ins[0]
-            # NB: a whole copy of a whole array of the same type: x's view means the same in it
             if (not isinstance(src, Access) or src.view != whole or src.storage.size != x.storage.size
-                    or src.storage.dtype != x.storage.dtype or not self._unchanged([(src, p)])):
+                    or not self._unchanged([(src, p)])):
                 return None
+            if src.storage.dtype != x.storage.dtype:  # NB: a cast of all of x, vectorized as a copy (_cast)
+                return found if same_elements(x.view, whole) and src.storage.shape == x.storage.shape else None
+            # NB: a whole copy of a whole array of the same type: x's view means the same in it
             return self._definer(Access(src.storage, x.view))
         if op.prim in ("reduce", "argreduce") and _reduction(op) is not None and same_elements(x.view, whole):
             return found
