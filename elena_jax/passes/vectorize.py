@@ -20,6 +20,8 @@ fastest hand-written JAX does (the per-lane-select form of the benchmark):
   after the column's own write; argmax, argmin) become that reduction over
   all lanes, the lane axis kept (a float sum in each column's own NumPy
   order, ``ordered``);
+- lanes each written through a mask of their own (``r[r < t] = 0.0``) become one
+  masked write, and lanes each a copy into another type one copy;
 - anything else is a leaf: its K values selected by lane (``select_lanes``),
   which is what the assemble did, now only for the leaves.
 
@@ -200,7 +202,8 @@ class _Vectorizer:
         return all(not any(p <= i < self.position for i in self.writes.get(x.storage.id, ())) for x, p in items)
 
     def _computed(self, items, dtype):
-        """Lanes computed by ufuncs, or all by reductions (`_reduced`), vectorized; or None.
+        """Lanes computed by ufuncs, or all by reductions (`_reduced`), masked writes (`_masked`)
+        or casts (`_cast`), vectorized; or None.
         Lanes computed differently form groups, each computed over all lanes (other lanes
         filled with copies of its own) and selected by lane; lanes no ufunc computes are leaves
         of that select. The select is in ``dtype``, the type the reader computes in, so each
