@@ -1309,17 +1309,6 @@ def standardized_rows(x):
     return x
 
 
-def test_rows_standardized_in_a_loop_are_vectorized():
-    """NumPy's std squares the deviations in place and its mean along an axis divides in place:
-    storages written twice, which vectorization does not follow; renamed, the loop is the
-    whole-array form (1000 rows of 256: 7,000 ops, a 220 s first call and 11 ms a call ->
-    14 ops, 4.6 s and 0.33 ms, the whole-array form's 0.36)."""
-    x = np.random.default_rng(11).normal(size=(30, 40))
-    program = optimize(traced(standardized_rows, x))
-    assert "vectorize_lanes" in program.fired and len(program.ops) <= 16
-    check_against_numpy(standardized_rows, x, rtol=0, atol=0)
-
-
 def standardized_columns(x):
     for j in range(x.shape[1]):
         col = x[:, j]
@@ -1328,14 +1317,26 @@ def standardized_columns(x):
     return x
 
 
-def test_columns_standardized_in_a_loop_are_vectorized_and_summed_down():
-    """The column form of the loop above: one program over the table, each column's sums in its own
-    NumPy order, added down the rows (lower/summation.down; 100,000 x 20: 15.8 ms before the two,
-    3.9 now, NumPy's loop 15.3)."""
-    x = np.random.default_rng(12).normal(size=(300, 12))
-    program = optimize(traced(standardized_columns, x))
+def assert_numpys_bits_without_fma(f, *args):
+    """``f`` through elena_jax within tolerance, and with fma=False NumPy's bits (a std's squares
+    feed its sum, which XLA may contract otherwise, depending on the CPU)."""
+    check_against_numpy(f, *args)
+    want = f(*(np.copy(a) for a in args))
+    got = elena_jax.functionalize(f, fma=False)(*(np.copy(a) for a in args))
+    assert np.asarray(got).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("f, shape", [(standardized_rows, (30, 40)), (standardized_columns, (300, 12))])
+def test_rows_and_columns_standardized_in_a_loop_are_vectorized(f, shape):
+    """NumPy's std squares the deviations in place: a storage written twice, which vectorization
+    does not follow; renamed, the loop is the whole-array form (1000 rows of 256: 7,000 ops, a
+    220 s first call and 11 ms a call -> 14 ops, 4.6 s and 0.33 ms, the whole-array form's 0.36).
+    Columns' sums, each in its own NumPy order, are added down the rows (lower/summation.down;
+    100,000 x 20: 15.8 ms before the two, 3.9 now, NumPy's loop 15.3)."""
+    x = np.random.default_rng(11).normal(size=shape)
+    program = optimize(traced(f, x))
     assert "vectorize_lanes" in program.fired and len(program.ops) <= 16
-    check_against_numpy(standardized_columns, x, rtol=0, atol=0)
+    assert_numpys_bits_without_fma(f, x)
 
 
 def thresholded_rows(x):
@@ -1406,11 +1407,7 @@ def test_lanes_each_cast_are_vectorized_as_one_copy(f, args):
     so more than 64 rows were not vectorized (80 rows: 400 ops)."""
     program = optimize(traced(f, *args))
     assert "vectorize_lanes" in program.fired and len(program.ops) <= 16
-    check_against_numpy(f, *args)
-    # NB: bit for bit with fma=False (a std's squares feed its sum, which XLA contracts otherwise)
-    want = f(*(np.copy(a) for a in args))
-    got = elena_jax.functionalize(f, fma=False)(*(np.copy(a) for a in args))
-    assert np.asarray(got).tobytes() == want.tobytes()
+    assert_numpys_bits_without_fma(f, *args)
 
 
 def decayed_rows(x):
