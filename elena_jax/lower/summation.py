@@ -297,15 +297,13 @@ def _pairwise_down(x):
     plan = _plan(n)
     rows = n // _LANES
     grid = x[: rows * _LANES].reshape(rows, _LANES, *x.shape[1:])
+
     def slab(t: int):  # NB: row t of every leaf; a gather per row, as one gather of all rows XLA wrote out
         if plan.regular:
             return grid.reshape(-1, plan.depth_rows, *grid.shape[1:])[:, t]
         return grid.at[plan.rows[:, t]].get(mode="promise_in_bounds", indices_are_sorted=True)
 
-    lanes = slab(0)
-    for t in range(1, plan.depth_rows):  # NB: a short leaf's missing rows count as -0.0
-        here = plan.present[:, t].reshape(-1, *(1,) * (lanes.ndim - 1))
-        lanes = lanes + (slab(t) if plan.present[:, t].all() else jnp.where(here, slab(t), -0.0))
+    lanes = _down_the_rows(slab, plan, lambda present: present.reshape(-1, *(1,) * (x.ndim)))
     (sums,) = _meet([lanes[:, k] for k in range(_LANES)], 1)  # NB: (leaves, ...), the others last throughout
     last = (np.arange(len(sums)) == len(sums) - 1).reshape(-1, *(1,) * (sums.ndim - 1))
     for i in range(rows * _LANES, n):  # NB: the rest, which only the last leaf has, one by one
@@ -422,10 +420,7 @@ def _leaves(x, plan: _Plan, parts: int):
             def step(t: int):
                 return gathered(plan.rows[:, t]) if apart else blocks[..., t, :]
 
-            lanes = step(0)
-            for t in range(1, plan.depth_rows):
-                here = plan.present[:, t, None]
-                lanes = lanes + (step(t) if plan.present[:, t].all() else jnp.where(here, step(t), -0.0))
+            lanes = _down_the_rows(step, plan, lambda present: present[:, None])
     sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
@@ -433,6 +428,16 @@ def _leaves(x, plan: _Plan, parts: int):
             last[i % parts] = last[i % parts] + x[..., i]
         sums = [jnp.concatenate([s[..., :-1], v[..., None]], -1) for s, v in zip(sums, last)]
     return jnp.stack(sums, -2)
+
+
+def _down_the_rows(row, plan: _Plan, placed):
+    """Every leaf's 8 lanes: ``row(t)``, row t of every leaf, added in turn; a short leaf's missing
+    rows count as -0.0 (``placed`` lines a mask over the leaves up with a row's axes)."""
+    lanes = row(0)
+    for t in range(1, plan.depth_rows):
+        present = plan.present[:, t]
+        lanes = lanes + (row(t) if present.all() else jnp.where(placed(present), row(t), -0.0))
+    return lanes
 
 
 def _looped_lanes(grid, plan: _Plan):

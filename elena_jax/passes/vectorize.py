@@ -255,12 +255,9 @@ class _Vectorizer:
         over the vectorized operands (selected by lane where they differ)."""
         ops = [op for op, _ in defs]
         first = ops[0]
-        operands = []
-        for k, loop in enumerate(first.params["loop"]):
-            arg = self.lanes(tuple((op.ins[k], p) for op, p in defs), loop)
-            if arg is None:
-                return None
-            operands.append(arg)
+        operands = self._operands(defs, first.params["loop"])
+        if operands is None:
+            return None
         out = first.outs[0].storage
         shape = first.outs[0].view.shape + (len(items),)
         names = [op.params["name"] for op in ops]
@@ -288,52 +285,52 @@ class _Vectorizer:
         # maxima) would reduce its operand once per lane: they are leaves
         if len({id(op) for op in ops}) < k or any(_reduction(op) != kind for op in ops[1:]):
             return None
-        arg = self.lanes(tuple((op.ins[0], p) for op, p in defs), first.ins[0].storage.dtype)
-        if not isinstance(arg, Access) or arg.view.shape[-1] != k:  # NB: one value reduced for every lane
+        operands = self._operands(defs, (first.ins[0].storage.dtype,))
+        # NB: one value reduced for every lane: not its lanes
+        if operands is None or not isinstance(operands[0], Access) or operands[0].view.shape[-1] != k:
             return None
-        r = temporary(self.program, first.outs[0].view.shape + (k,), first.outs[0].storage.dtype,
-                      f"lanes of {first.params['name']} reduced")
-        self.ops.append(Op(first.prim, (arg,), (r,), lanewise(first), self.where))
-        self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
-        # NB: as the lanes read it (``m[:, None]`` of a row's maxima is the reduction's elements, not its shape)
-        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
+        return self._over_lanes(first.prim, operands, lanewise(first), ops, items,
+                                f"lanes of {first.params['name']} reduced")
 
     def _masked(self, items, defs):
         """Lanes each written through a mask of its own (``r[r < t] = 0.0`` in a loop over rows):
         one masked write of the vectorized values, masks and values; or None."""
         ops = [op for op, _ in defs]
-        k = len(items)
-        x, mask, value = ops[0].ins
         kinds = {np.asarray(op.ins[2].value).dtype if isinstance(op.ins[2], Const) else op.ins[2].storage.dtype
                  for op in ops}
-        if len({id(op) for op in ops}) < k or len(kinds) != 1:
+        if len({id(op) for op in ops}) < len(items) or len(kinds) != 1:
             return None
-        operands = []
-        for j, dtype in enumerate((x.storage.dtype, np.bool_, kinds.pop())):
-            arg = self.lanes(tuple((op.ins[j], p) for op, p in defs), dtype)
-            if arg is None:
-                return None
-            operands.append(arg)
-        out = ops[0].outs[0]
-        r = temporary(self.program, out.view.shape + (k,), out.storage.dtype, "lanes written through masks")
-        self.ops.append(Op("mask_set", tuple(operands), (r,), {}, self.where))
-        self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
-        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
+        operands = self._operands(defs, (ops[0].ins[0].storage.dtype, np.bool_, kinds.pop()))
+        return None if operands is None else self._over_lanes("mask_set", operands, {}, ops, items,
+                                                               "lanes written through masks")
 
     def _cast(self, items, defs):
         """Lanes each a copy of its lane's values into another type (NumPy's float32 mean, divided
         in float64 and cast back): one copy of the vectorized values; or None."""
         ops = [op for op, _ in defs]
-        src, out = ops[0].ins[0], ops[0].outs[0]
         if len({(op.ins[0].storage.dtype, op.outs[0].storage.dtype) for op in ops}) != 1:
             return None
-        arg = self.lanes(tuple((op.ins[0], p) for op, p in defs), src.storage.dtype)
-        if arg is None:
-            return None
-        r = temporary(self.program, out.view.shape + (len(items),), out.storage.dtype, "lanes cast")
-        self.ops.append(Op("copy", (arg,), (r,), {}, self.where))
+        operands = self._operands(defs, (ops[0].ins[0].storage.dtype,))
+        return None if operands is None else self._over_lanes("copy", operands, {}, ops, items, "lanes cast")
+
+    def _operands(self, defs, dtypes) -> list | None:
+        """The lane ops' operands, each over all lanes in its dtype of ``dtypes``; or None."""
+        operands = []
+        for j, dtype in enumerate(dtypes):
+            arg = self.lanes(tuple((op.ins[j], p) for op, p in defs), dtype)
+            if arg is None:
+                return None
+            operands.append(arg)
+        return operands
+
+    def _over_lanes(self, prim: str, operands: list, params: dict, ops: list[Op], items, origin: str) -> Access:
+        """One ``prim`` op over all lanes, computing what each of ``ops`` computed for its lane; its
+        value as the lanes read it (``m[:, None]`` of a row's maxima is the op's elements, not its shape)."""
+        out, k = ops[0].outs[0], len(items)
+        r = temporary(self.program, out.view.shape + (k,), out.storage.dtype, origin)
+        self.ops.append(Op(prim, tuple(operands), (r,), params, self.where))
         self.replicas[r.storage.id] = {op.outs[0].storage.id for op in ops}
-        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (len(items),)))
+        return Access(r.storage, reshape(r.view, items[0][0].view.shape + (k,)))
 
     def _definer(self, x: Access):
         """(ufunc or reduction op, position) that computes ``x``: the op that wrote all of ``x``'s
