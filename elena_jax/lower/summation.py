@@ -46,21 +46,20 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # 16 -> 11); computed from a product's whole value, seen as (rows, 2, 16, 8), it took 15.8 ms
 # (session 29).
 # Other runs are summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`),
-# where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all:
-# the loop over leaves (`_looped_lanes`) took 3.8 ms where the recursion took 1.5 (1,000 rows of
-# 1,000). But XLA:CPU compiles the slices as one block of straight-line code, in a time that grows
-# faster than the run: 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096
-# (an acceptance campaign's find, session 24); a small sum compiles fast rather than runs fast.
-# Other irregular runs of up to _LOOPED leaves loop over them, faster than their gather (1,000 rows
-# of 1,808: 6.7-10 ms, 13.7 gathered); longer ones are gathered (rows of 10,000: 7.7 ms, 35 looped).
+# where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all: a
+# loop over the leaves took 3.8 ms where the recursion took 1.5 (1,000 rows of 1,000). But XLA:CPU
+# compiles the slices as one block of straight-line code, in a time that grows faster than the run:
+# 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096 (an acceptance campaign's
+# find, session 24); a small sum compiles fast rather than runs fast.
+# Other irregular runs read row t of every leaf at a time, a gather of 8 elements per leaf from the
+# run itself (`_leaf_rows`), fused into the lanes' additions: 2e6 floats in rows of 1,500 to
+# 200,000 0.4-0.8 ms, NumPy's 0.6-0.9 (a busy machine). They were gathered from the run's rows of
+# 8, a reshape of a slice where the run's length is not a multiple of 8, which XLA:CPU wrote out
+# whole where more than 15 reads shared it (rows of 12,500: 3.2 ms), or looped over up to 32
+# leaves (rows of 1,500: 3.3 ms).
 _FEW = 8
-_LOOPED = 32
 _MANY = 1 << 16
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
-# Gathered leaves of sums of _APART terms or more are gathered a row of every leaf at a time: XLA:CPU
-# wrote one gather of all their rows out whole (32 rows of 125,000: 25-29 ms, 5.2-5.7 so; 8 rows of
-# 1e6: 43-49 ms, 5.5-7.0; NumPy 1.2 and 9.6); on smaller sums it was no faster (rows of 12,500).
-_APART = 1 << 20
 
 
 def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, stored=None, down: bool = False):
@@ -296,12 +295,11 @@ def _pairwise_down(x):
         return acc
     plan = _plan(n)
     rows = n // _LANES
-    grid = x[: rows * _LANES].reshape(rows, _LANES, *x.shape[1:])
 
-    def slab(t: int):  # NB: row t of every leaf; a gather per row, as one gather of all rows XLA wrote out
+    def slab(t: int):  # NB: row t of every leaf
         if plan.regular:
-            return grid.reshape(-1, plan.depth_rows, *grid.shape[1:])[:, t]
-        return grid.at[plan.rows[:, t]].get(mode="promise_in_bounds", indices_are_sorted=True)
+            return x[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *x.shape[1:])[:, t]
+        return _leaf_rows(x, plan, t, 0)
 
     lanes = _down_the_rows(slab, plan, lambda present: present.reshape(-1, *(1,) * (x.ndim)))
     (sums,) = _meet([lanes[:, k] for k in range(_LANES)], 1)  # NB: (leaves, ...), the others last throughout
@@ -405,22 +403,10 @@ def _leaves(x, plan: _Plan, parts: int):
     rows = n // _LANES
     if plan.regular:  # NB: row t of every leaf, one slab each (see _BLOCK)
         lanes = functools.reduce(operator.add, [_slab(x, plan, t, n) for t in range(plan.depth_rows)])
-        lanes = computed_once(lanes) if _slabs(n) and math.prod(x.shape) >= _MANY else lanes
     else:
-        grid = x[..., : rows * _LANES].reshape(*x.shape[:-1], rows, _LANES)
-        if len(plan.present) <= _LOOPED:
-            lanes = _looped_lanes(grid, plan)
-        else:  # NB: a short leaf's missing rows count as -0.0
-            def gathered(index):
-                return grid.at[..., index, :].get(mode="promise_in_bounds", indices_are_sorted=True)
-
-            apart = math.prod(x.shape) >= _APART
-            blocks = None if apart else gathered(plan.rows)
-
-            def step(t: int):
-                return gathered(plan.rows[:, t]) if apart else blocks[..., t, :]
-
-            lanes = _down_the_rows(step, plan, lambda present: present[:, None])
+        lanes = _down_the_rows(lambda t: _leaf_rows(x, plan, t, -1), plan, lambda present: present[:, None])
+    if len(plan.present) > 1 and math.prod(x.shape) >= _MANY:  # NB: see _BLOCK
+        lanes = computed_once(lanes)
     sums = _meet(lanes, parts)
     if n % _LANES:  # NB: the rest, which only the last leaf has, one by one
         last = [s[..., -1] for s in sums]
@@ -440,31 +426,16 @@ def _down_the_rows(row, plan: _Plan, placed):
     return lanes
 
 
-def _looped_lanes(grid, plan: _Plan):
-    """Every leaf's 8 lanes, ``(..., leaves, 8)``: its rows added in turn, a loop over the leaves
-    (each read from its first row on, its rows past its end taken as -0.0); the leaves whose block
-    would run past the grid's end, unrolled."""
-    rows, depth = grid.shape[-2], plan.depth_rows
-    first, height = plan.rows[:, 0], plan.present.sum(1)
-    inside = int(np.sum(first + depth <= rows))
-    minus_zero = jnp.asarray(-0.0, grid.dtype)
-
-    def leaf(_, item):
-        f, h = item
-        block = lax.dynamic_slice_in_dim(grid, f, depth, axis=-2)
-        lanes = block[..., 0, :]
-        for t in range(1, depth):
-            lanes = lanes + jnp.where(t < h, block[..., t, :], minus_zero)
-        return None, lanes
-
-    looped = lax.scan(leaf, None, (jnp.asarray(first[:inside]), jnp.asarray(height[:inside])))[1]
-    lanes = [jnp.moveaxis(looped, 0, -2)]
-    for f, h in zip(first[inside:], height[inside:]):
-        acc = grid[..., f, :]
-        for t in range(1, h):
-            acc = acc + grid[..., f + t, :]
-        lanes.append(acc[..., None, :])
-    return jnp.concatenate(lanes, -2)
+def _leaf_rows(x, plan: _Plan, t: int, axis: int):
+    """Row ``t`` of every leaf of a run along ``axis`` of ``x`` (its first row where it has fewer),
+    8 elements per leaf there, the leaves' axis before them: a gather from the run itself (see
+    _FEW)."""
+    axis %= x.ndim
+    dims = lax.GatherDimensionNumbers(offset_dims=tuple(d + (d >= axis) for d in range(x.ndim)),
+                                      collapsed_slice_dims=(), start_index_map=(axis,))
+    sizes = (*x.shape[:axis], _LANES, *x.shape[axis + 1 :])
+    starts = jnp.asarray(plan.rows[:, t] * _LANES)[:, None]
+    return lax.gather(x, starts, dims, sizes, mode="promise_in_bounds", indices_are_sorted=True)
 
 
 class _Plan:
