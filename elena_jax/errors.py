@@ -58,12 +58,14 @@ class ConcretizationError(UnsupportedError, TypeError):
     """
 
 
+@functools.lru_cache(maxsize=4096)  # NB: asked for every frame of every traced operation's stack
 def is_user_file(name: str) -> bool:
     """Whether code of file ``name`` is the user's: neither elena_jax's nor NumPy's nor JAX's
     nor Python's own."""
     return not name.startswith(_SKIPPED) and "/jax/" not in name and not name.startswith("<frozen")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_user_line(name: str) -> bool:
     """Whether an error may name a line of file ``name``: the user's code, not an installed
     package's either (whose code the user only called; traced as the user's all the same)."""

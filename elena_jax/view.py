@@ -57,6 +57,11 @@ class View:
 
 def contiguous(shape: Sequence[int], offset: int = 0) -> View:
     """The C-ordered View of a fresh array of this shape."""
+    return _contiguous(tuple(shape), offset)
+
+
+@functools.lru_cache(maxsize=4096)  # NB: asked of most views an operation reads or writes
+def _contiguous(shape: tuple[int, ...], offset: int) -> View:
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)
