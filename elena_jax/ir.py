@@ -111,9 +111,16 @@ class Program:
                         raise AssertionError(f"{op}: first write of S{out.storage.id} is partial")
                     defined.add(out.storage)
 
+    def used(self) -> list[Storage]:
+        """The storages its ops and outputs refer to, in the order they were made: a pass keeps
+        those of the ops it replaces in ``storages``, which its listing leaves out."""
+        refs = {a.storage for op in self.ops for a in (*op.reads(), *op.outs)}
+        refs |= {o.storage for o in self.outputs if isinstance(o, Access)}
+        return [s for s in self.storages if s in refs]
+
     def __str__(self) -> str:
         lines = ["storages:"]
-        lines += [f"  {s.describe()}" for s in self.storages]
+        lines += [f"  {s.describe()}" for s in self.used()]
         lines.append("ops:")
         for i, op in enumerate(self.ops):
             lines.append(f"  #{i} {op}")

@@ -28,6 +28,21 @@ def test_pretty_printed_program():
     ]
 
 
+def test_an_optimized_programs_listing_names_the_storages_it_uses():
+    """The passes replace ops and leave the storages of those they replace behind (a loop's row
+    temporaries, vectorized into one op over all rows): the listing leaves them out."""
+    def centre_rows(x):
+        for i in range(x.shape[0]):
+            r = x[i]
+            r -= r.mean()
+        return x
+
+    t = elena_jax.functionalize(centre_rows, jit=False).trace((np.ones((6, 16)),), {})[0]
+    listed = {int(line.split(":")[0].strip()[1:]) for line in str(t.program).split("ops:")[0].splitlines()[1:]}
+    used = {a.storage.id for op in t.program.ops for a in (*op.reads(), *op.outs)}
+    assert listed == used and len(t.program.storages) > len(used)
+
+
 def test_verify_rejects_a_read_before_definition():
     s = Storage(0, (3,), np.dtype("f8"), "test")
     p = Program([s], [Op("copy", (Access.whole(s),), (Access.whole(s),))])
