@@ -543,7 +543,8 @@ def test_long_runs_and_small_sums_are_not_sliced_one_by_one(shape, sliced):
     """An acceptance campaign's find, session 24: a run's leaves sliced one by one compile as one block
     of straight-line code, in a time growing faster than the run: the first call of a sum of 1,808
     floats took 5-10 s (354 slices), of rows of 4,096 18-25 s (768). Only runs of at most 8 leaves in
-    sums of 65,536 terms or more are sliced; the rest loop over their leaves (bit for bit the same)."""
+    sums of 65,536 terms or more are sliced; the rest read row t of every leaf at a time (bit for bit
+    the same)."""
     from elena_jax.lower import summation
 
     x = data(shape, np.float64, seed=3)

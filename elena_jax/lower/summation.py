@@ -46,8 +46,9 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # 16 -> 11); computed from a product's whole value, seen as (rows, 2, 16, 8), it took 15.8 ms
 # (session 29).
 # Other runs are summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`),
-# where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all: a
-# loop over the leaves took 3.8 ms where the recursion took 1.5 (1,000 rows of 1,000). But XLA:CPU
+# where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all: the
+# gathers below took 0.195 ms where the recursion took 0.135 (1,000 rows of 1,000; a loop over the
+# leaves, before them, 3.8 ms against 1.5). But XLA:CPU
 # compiles the slices as one block of straight-line code, in a time that grows faster than the run:
 # 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096 (an acceptance campaign's
 # find, session 24); a small sum compiles fast rather than runs fast.
@@ -56,7 +57,9 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # 200,000 0.4-0.8 ms, NumPy's 0.6-0.9 (a busy machine). They were gathered from the run's rows of
 # 8, a reshape of a slice where the run's length is not a multiple of 8, which XLA:CPU wrote out
 # whole where more than 15 reads shared it (rows of 12,500: 3.2 ms), or looped over up to 32
-# leaves (rows of 1,500: 3.3 ms).
+# leaves (rows of 1,500: 3.3 ms). Their lanes are kept in memory too where the sum has _MANY terms
+# or more: fused into the meet and the rest, rows of 12,500 stayed at 2.3 ms (rows of 20,000 went
+# 0.30 -> 0.41 ms with it, the one length measured slower).
 _FEW = 8
 _MANY = 1 << 16
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
@@ -295,11 +298,10 @@ def _pairwise_down(x):
         return acc
     plan = _plan(n)
     rows = n // _LANES
+    blocks = x[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *x.shape[1:]) if plan.regular else None
 
     def slab(t: int):  # NB: row t of every leaf
-        if plan.regular:
-            return x[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *x.shape[1:])[:, t]
-        return _leaf_rows(x, plan, t, 0)
+        return blocks[:, t] if plan.regular else _leaf_rows(x, plan, t, 0)
 
     lanes = _down_the_rows(slab, plan, lambda present: present.reshape(-1, *(1,) * (x.ndim)))
     (sums,) = _meet([lanes[:, k] for k in range(_LANES)], 1)  # NB: (leaves, ...), the others last throughout
@@ -429,7 +431,7 @@ def _down_the_rows(row, plan: _Plan, placed):
 def _leaf_rows(x, plan: _Plan, t: int, axis: int):
     """Row ``t`` of every leaf of a run along ``axis`` of ``x`` (its first row where it has fewer),
     8 elements per leaf there, the leaves' axis before them: a gather from the run itself (see
-    _FEW)."""
+    the comment above _FEW)."""
     axis %= x.ndim
     dims = lax.GatherDimensionNumbers(offset_dims=tuple(d + (d >= axis) for d in range(x.ndim)),
                                       collapsed_slice_dims=(), start_index_map=(axis,))
