@@ -44,6 +44,7 @@ class Lazy:
     operands: tuple
     value: object
     ops: int
+    conversion: bool = False  # NB: ``f`` casts its one operand, an array of the value's shape
     _slices: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -74,6 +75,12 @@ class Lazy:
         """The recipe computed from ``take(a)`` in place of each of its arrays ``a``, in turn."""
         return self.f(*(o.evaluate(take) if isinstance(o, Lazy) else take(o) for o in self.operands))
 
+    def map(self, take: Callable) -> Lazy:
+        """The Lazy of ``take`` of its arrays and of its value: ``take`` a slice or reshape of
+        arrays of the value's shape (a conversion's), with which the recipe commutes."""
+        operands = tuple(o.map(take) if isinstance(o, Lazy) else take(o) for o in self.operands)
+        return Lazy(self.f, operands, take(self.value), self.ops, self.conversion)
+
     def rows(self, start: int, stop: int):
         """``value[start:stop]``, from the operands' rows there (along the first axis)."""
         return self.evaluate(lambda o: o[start:stop] if _varies(o, self.ndim) else o)
@@ -91,6 +98,12 @@ class Lazy:
             return self.evaluate(lambda o: given.get(next(order), o))
 
         return xs, rows_of
+
+
+def conversion(f: Callable, operand, value) -> Lazy:
+    """``value``, ``f(operand)`` a cast of an array of its shape: NumPy's sum casts its operand
+    through its buffer a part at a time, and a sum here computes the cast part by part too."""
+    return Lazy(f, (operand,), value, 1, conversion=True)
 
 
 def recipe(f: Callable, operands: tuple, value) -> Lazy | None:
