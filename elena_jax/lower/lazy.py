@@ -12,6 +12,12 @@ themselves), so that a part of it (a slice along the last axis,
 `__getitem__`; a block of its rows, `rows` and `blocks`; any other part of
 its arrays, `evaluate`) is the ufunc of its operands' parts, and a sum reads
 only the chain's inputs. Other users take its ``value``, computed as before.
+A `conversion` is the cast of an array a sum of another type reads (the mean
+of integers, ``dtype=np.float64`` of float32): cast whole, it was a float64
+copy of the operand written every call (12 ms for the mean of 2000 x 2000
+uint8, NumPy 1.3); NumPy casts a part at a time through its buffer, and so
+does a sum of a conversion, however it reads the run (`map`: its operand
+transposed, reshaped into NumPy's buffer pieces, sliced).
 
 Invariant: a part of a Lazy is bit for bit that part of its ``value``: the
 same operations on the same elements.
