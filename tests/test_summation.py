@@ -136,7 +136,8 @@ def test_sums_of_another_type_cast_each_part_as_numpys_buffer_does(dtype, shape)
         x = rng.standard_normal(shape).astype(dtype)
     check_forms({"rows": lambda a: a.mean(axis=1), "whole": lambda a: a.mean(),
                  "sum": lambda a: a.sum(axis=1, dtype=np.float64), "columns": lambda a: a.mean(axis=0),
-                 "std": lambda a: a.std(axis=1)}, x, fma=False)
+                 "std": lambda a: a.std(axis=1), "column_loop": lambda a: np.array([a[:, j].mean() for j in range(8)])},
+                x, fma=False)
     narrow = x.dtype.itemsize < 8  # NB: so a std's deviations are computed part by part too (summation._narrow)
     f = elena_jax.functionalize(lambda a: (a.mean(axis=1), a.mean(), a.std(axis=1) if narrow else None))
     with jax.enable_x64(True):

@@ -887,9 +887,8 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
         start = 0 if initial is None else initial
         after = max(run, default=x.ndim) < min(kept, default=-1)  # NB: the kept axes after the run in memory
         if after and down((terms, *shape), x.dtype, *pieces):  # NB: no transpose
-            x = x.value if isinstance(x, Lazy) else x
-            r = pairwise_sum(jnp.transpose(x, (*run, *rest, *kept)).reshape(terms, *shape), start, stored=stored,
-                             down=True)
+            x = x.value if isinstance(x, Lazy) and not x.conversion else x
+            r = pairwise_sum(_arranged(x, (*run, *rest, *kept), (terms, *shape)), start, stored=stored, down=True)
         else:
             r = pairwise_sum(_arranged(x, (*kept, *run, *rest), (*shape, terms)), start, *pieces, stored)
     else:

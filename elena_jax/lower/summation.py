@@ -66,7 +66,7 @@ _SHARED = 32  # terms per result from which a sum is computed once for all its u
 
 def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, stored=None, down: bool = False):
     """``start + x`` summed over its last axis (per row of the others) in NumPy's order; with
-    ``down``, over its first axis (a real array, not a Lazy, its run one piece: see `down`).
+    ``down``, over its first axis (real, its run one piece: see `down`).
 
     With ``block`` and ``piece``, as NumPy's iterator hands the run to its loop through a
     buffer (view.summation): cut into blocks of ``block`` elements and each block into
@@ -316,25 +316,34 @@ def _pairwise_down(x):
     same additions as `_pairwise` of its transpose, each leaf's rows read as slabs of all the
     other elements, which lie after them in memory (a loop's columns summed as ``x[:, j].sum()``,
     vectorized: XLA:CPU read the transpose a column at a time, a pass over all of ``x`` per
-    column; 100,000 x 20: 3.3 ms, 0.9 so)."""
+    column; 100,000 x 20: 3.3 ms, 0.9 so). Of a Lazy (a conversion's), each part from its
+    operand's."""
     n = x.shape[0]
+
+    def row(i: int):
+        return x.rows(i, i + 1)[0] if isinstance(x, Lazy) else x[i]
+
     if n < _LANES:
         acc = jnp.full(x.shape[1:], -0.0, x.dtype)
         for i in range(n):
-            acc = acc + x[i]
+            acc = acc + row(i)
         return acc
     plan = _plan(n)
     rows = n // _LANES
-    blocks = x[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *x.shape[1:]) if plan.regular else None
 
     def slab(t: int):  # NB: row t of every leaf
-        return blocks[:, t] if plan.regular else _leaf_rows(x, plan, t, 0)
+        def of(a):
+            if plan.regular:
+                return a[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *a.shape[1:])[:, t]
+            return _leaf_rows(a, plan, t, 0)
+
+        return x.evaluate(of) if isinstance(x, Lazy) else of(x)
 
     lanes = _down_the_rows(slab, plan, lambda present: present.reshape(-1, *(1,) * (x.ndim)))
     (sums,) = _meet([lanes[:, k] for k in range(_LANES)], 1)  # NB: (leaves, ...), the others last throughout
     last = (np.arange(len(sums)) == len(sums) - 1).reshape(-1, *(1,) * (sums.ndim - 1))
     for i in range(rows * _LANES, n):  # NB: the rest, which only the last leaf has, one by one
-        sums = sums + jnp.where(last, x[i], -0.0)  # NB: v + -0.0 is v, bit for bit
+        sums = sums + jnp.where(last, row(i), -0.0)  # NB: v + -0.0 is v, bit for bit
     return _tree(sums, plan, 0)[0]
 
 
