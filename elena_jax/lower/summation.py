@@ -111,7 +111,7 @@ def _narrow(x: Lazy) -> bool:
     """Whether every array a recipe reads along its run is of a narrower type than its value (the
     deviations of uint8 values from their float64 mean): gathered parts of those, which XLA:CPU
     writes out where two sums share them, cost less than the value written out (the std of
-    2000 x 2000 uint8 rows 11-13 ms -> 1.3-2.2, NumPy 7; of float64 rows of 125,000 the shared
+    2000 x 2000 uint8 rows 11-13 ms -> 1.3-2.2, NumPy 7.6; of float64 rows of 125,000 the shared
     gathers took 21-25 ms, the value 7-16)."""
     return all(np.dtype(a.dtype).itemsize < x.dtype.itemsize for a in x.leaves() if np.ndim(a) and np.shape(a)[-1] > 1)
 
@@ -316,8 +316,8 @@ def _pairwise_down(x):
     same additions as `_pairwise` of its transpose, each leaf's rows read as slabs of all the
     other elements, which lie after them in memory (a loop's columns summed as ``x[:, j].sum()``,
     vectorized: XLA:CPU read the transpose a column at a time, a pass over all of ``x`` per
-    column; 100,000 x 20: 3.3 ms, 0.9 so). Of a Lazy (a conversion's), each part from its
-    operand's."""
+    column; 100,000 x 20: 3.3 ms, 0.9 so). Of a Lazy, each part from its operands' parts: a
+    conversion's (rules.reduce hands no other here), whose one operand has the value's shape."""
     n = x.shape[0]
 
     def row(i: int):
@@ -354,7 +354,7 @@ def _sliced(shape: tuple[int, ...]) -> bool:
 
 def _recursive(n: int) -> bool:
     """Whether a run of ``n`` elements in a sum of _MANY terms or more is summed by `_recursion`:
-    a few leaves (see _FEW), not all of one height."""
+    one leaf, or a few (see _FEW) not all of one height."""
     plan = _plan(n)
     return len(plan.present) <= _FEW and not (plan.regular and len(plan.present) > 1)
 
