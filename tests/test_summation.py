@@ -145,6 +145,20 @@ def test_sums_of_another_type_cast_each_part_as_numpys_buffer_does(dtype, shape)
     assert f"f64[{shape[0]},{shape[1]}]" not in text  # NB: no float64 copy of the operand
 
 
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # NB: NumPy's own, reading a complex out
+@pytest.mark.parametrize("out", [np.int64, np.int16, np.uint8, np.bool_, np.float32, np.float16, np.complex128,
+                                 np.complex64])
+def test_a_total_through_numpys_buffer_is_kept_in_outs_type(out):
+    """A float64 sum into an ``out=`` of another type, through NumPy's buffer (runs longer than
+    8,192 elements): NumPy casts the running total to ``out``'s type after each buffer and back,
+    an integer ``out`` cutting it to an integer each time (it was kept in float64 where ``out``
+    was of another kind: off by a few, a review's find, session 37)."""
+    x = (np.random.default_rng(3).standard_normal((3, 20_003)) * 50).astype(np.float32)
+    with np.errstate(all="ignore"):
+        check_forms({"rows": lambda a: np.sum(a, axis=1, dtype=np.float64, out=np.zeros(3, out)),
+                     "whole": lambda a: np.sum(a, dtype=np.float64, out=np.zeros((), out))}, x, fma=False)
+
+
 def test_only_wide_columns_of_a_sum_in_one_piece_are_summed_down():
     from elena_jax.lower import summation
 
