@@ -47,10 +47,10 @@ _BLOCK = 128  # NumPy's PW_BLOCKSIZE: the longest run summed in lanes
 # Other runs are summed as the recursion reads, each leaf's rows sliced one by one (`_recursion`),
 # where they have at most _FEW leaves (1,024 elements) and the sum at least _MANY terms in all: the
 # gathers below took 0.195 ms where the recursion took 0.135 (1,000 rows of 1,000; a loop over the
-# leaves, before them, 3.8 ms against 1.5). But XLA:CPU
-# compiles the slices as one block of straight-line code, in a time that grows faster than the run:
-# 1.3 s for 1,000 elements, 5-10 s for 1,808, 18-25 s for rows of 4,096 (an acceptance campaign's
-# find, session 24); a small sum compiles fast rather than runs fast.
+# leaves, before them, 3.8 ms against 1.5). But XLA:CPU compiles the slices as one block of
+# straight-line code, in a time that grows faster than the run: 1.3 s for 1,000 elements, 5-10 s
+# for 1,808, 18-25 s for rows of 4,096 (an acceptance campaign's find, session 24); a small sum
+# compiles fast rather than runs fast.
 # Other irregular runs read row t of every leaf at a time, a gather of 8 elements per leaf from the
 # run itself (`_leaf_rows`), fused into the lanes' additions: 2e6 floats in rows of 1,500 to
 # 200,000 0.4-0.8 ms, NumPy's 0.6-0.9 (a busy machine). They were gathered from the run's rows of
@@ -92,7 +92,8 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
 
 
 def _in_parts(x: Lazy, n: int, block: int | None, piece: int | None) -> bool:
-    """Whether a Lazy summed along its last axis, a run of ``n`` elements, is computed part by part
+    """Whether a Lazy summed along a run of ``n`` elements (its last axis, or its first summed
+    down) is computed part by part
     as the sum reads it, not whole: a float sum of _MANY terms or more; a conversion always (each
     part cast, as NumPy's buffer casts them), other recipes where the run is one piece whose leaves
     are alike or few, in at most MAX_SLICED parts times ufuncs. NB: gathered, two sums of one
@@ -337,12 +338,7 @@ def _pairwise_down(x):
     rows = n // _LANES
 
     def slab(t: int):  # NB: row t of every leaf
-        def of(a):
-            if plan.regular:
-                return a[: rows * _LANES].reshape(-1, plan.depth_rows, _LANES, *a.shape[1:])[:, t]
-            return _leaf_rows(a, plan, t, 0)
-
-        return x.evaluate(of) if isinstance(x, Lazy) else of(x)
+        return x.evaluate(lambda a: _leaf_slab(a, plan, t, 0)) if isinstance(x, Lazy) else _leaf_slab(x, plan, t, 0)
 
     lanes = _down_the_rows(slab, plan, lambda present: present.reshape(-1, *(1,) * (x.ndim)))
     (sums,) = _meet([lanes[:, k] for k in range(_LANES)], 1)  # NB: (leaves, ...), the others last throughout
@@ -370,21 +366,30 @@ def _parts(n: int) -> int:
     return n // _LANES + n % _LANES if _recursive(n) else _plan(n).depth_rows
 
 
-def _slab(o, plan: _Plan, t: int, n: int):
-    """Row ``t`` of every leaf of a run of ``n`` elements (its first row where a leaf has fewer),
-    ``(..., leaves, 8)``: of a Lazy, its recipe on its operands' slabs; an operand of one element
-    along the run is broadcast. Of leaves all of one height a reshape, else a gather (see the
-    comment above _FEW)."""
+def _slab(o, plan: _Plan, t: int):
+    """Row ``t`` of every leaf of a run along the last axis (its first row where a leaf has
+    fewer), ``(..., leaves, 8)``: of a Lazy, its recipe on its operands' slabs; an operand of one
+    element along the run is broadcast (`_leaf_slab`)."""
     if isinstance(o, Lazy):
-        return o.evaluate(lambda a: _slab(a, plan, t, n))
+        return o.evaluate(lambda a: _slab(a, plan, t))
     if np.ndim(o) == 0:
         return o
     if np.shape(o)[-1] == 1:
         return o[..., None]
+    return _leaf_slab(o, plan, t, -1)
+
+
+def _leaf_slab(a, plan: _Plan, t: int, axis: int):
+    """Row ``t`` of every leaf of a run along ``axis`` of the array ``a``, the leaves' axis and
+    their 8 elements there: of leaves all of one height a reshape, else a gather (see the comment
+    above _FEW)."""
+    axis %= a.ndim
     if not plan.regular:
-        return _leaf_rows(o, plan, t, -1)
-    rows = n // _LANES
-    return o[..., : rows * _LANES].reshape(*np.shape(o)[:-1], -1, plan.depth_rows, _LANES)[..., t, :]
+        return _leaf_rows(a, plan, t, axis)
+    rows = a.shape[axis] // _LANES
+    blocks = lax.slice_in_dim(a, 0, rows * _LANES, axis=axis)
+    blocks = blocks.reshape(*a.shape[:axis], -1, plan.depth_rows, _LANES, *a.shape[axis + 1 :])
+    return lax.index_in_dim(blocks, t, axis + 1, keepdims=False)
 
 
 def _recursion(x, start: int, n: int, parts: int) -> list:
@@ -444,7 +449,7 @@ def _leaves(x, plan: _Plan, parts: int):
     """Every leaf's sum, ``(..., parts, leaves)``: its 8 lanes run down its rows, then meet."""
     n = x.shape[-1]
     rows = n // _LANES
-    lanes = _down_the_rows(lambda t: _slab(x, plan, t, n), plan, lambda present: present[:, None])
+    lanes = _down_the_rows(lambda t: _slab(x, plan, t), plan, lambda present: present[:, None])
     if len(plan.present) > 1 and math.prod(x.shape) >= _MANY:  # NB: see _BLOCK
         lanes = computed_once(lanes)
     sums = _meet(lanes, parts)
