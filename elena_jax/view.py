@@ -310,8 +310,10 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
       the reduced axes inside the kept ones hold) and each block into pieces of ``piece``,
       the last ones shorter; the inner loop sums each piece pairwise into the result, in
       turn (see `_iteration`);
-    - ``("sequential", run)`` when a kept axis is innermost: the inner loop is elementwise,
-      so each result element adds its terms one after another, in memory order;
+    - ``("sequential", run, group)`` when a kept axis is innermost: the inner loop is
+      elementwise, so each result element adds its terms one after another, in memory order,
+      and its total is stored in the output (cast, where ``cast`` says so) after every
+      ``group`` of them (see `_visit`);
     - None otherwise (zero strides, whose places the iterator chooses, and empty arrays).
 
     Axes of equal strides (overlapping windows, ``sliding_window_view``) keep their C order,
@@ -329,7 +331,7 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
         return ("pairwise", (), 1, 1) if v.size else None
     if kept and depth(kept[0]) < depth(run[-1]):
-        return "sequential", run
+        return "sequential", run, _visit(v, run, kept, depth, cast[1], bufsize)
     dims = []  # NB: the iterator's axes, innermost first: the reduced ones coalesced, then a kept one
     for i in reversed(run):
         if kept and depth(i) > depth(kept[0]):
@@ -341,6 +343,22 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     reduced = len(dims)
     dims += [[v.shape[i], v.strides[i]] for i in kept[:1]]
     return ("pairwise", run, *_iteration(dims, reduced, cast, bufsize))
+
+
+def _visit(v: View, run: tuple[int, ...], kept: list[int], depth, cast: bool, bufsize: int) -> int:
+    """The terms a sequential reduction adds to a result element in one visit, before its
+    iterator moves on to other results and stores the total in the output: the reduced axes
+    within the innermost kept axis outside them. A cast output goes through a buffer that holds
+    the kept axes within the reduced ones; where those have ``bufsize`` elements or more, the
+    buffer is cut along them and written back after every term (NumPy 2, probed: the columns'
+    float64 sums of 5 x 8192 into an int32 ``out`` are cut to integers after each row, of
+    5 x 8191 once, and so are those of x[:, ::2] of 5 x 20000, and of 4 x 3 x 5 x 30 over axes
+    0 and 2 after every 5 terms)."""
+    inner = math.prod(v.shape[i] for i in kept if depth(i) < depth(run[-1]))
+    if cast and inner >= bufsize:
+        return 1
+    outer = [depth(i) for i in kept if depth(i) > depth(run[-1])]
+    return math.prod(v.shape[i] for i in run if not outer or depth(i) < min(outer))
 
 
 def _iteration(dims: list, reduced: int, cast: tuple[bool, bool], bufsize: int) -> tuple[int, int]:

@@ -159,6 +159,35 @@ def test_a_total_through_numpys_buffer_is_kept_in_outs_type(out):
                      "whole": lambda a: np.sum(a, dtype=np.float64, out=np.zeros((), out))}, x, fma=False)
 
 
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("out", [np.int32, np.bool_, np.float16, np.float32])
+def test_a_total_down_the_columns_is_stored_in_outs_type_after_each_visit(out):
+    """Where a kept axis is innermost, NumPy adds a result's terms in visits and stores the total
+    in its ``out=`` in between (view.summation): after every row where the columns fill NumPy's
+    buffer (8,192 or more), once where they do not, after each run of a reduced axis within a
+    kept one; and ``initial=`` goes into ``out`` first, cast to its type (elena_jax rounded once
+    at the end and started from ``initial`` as given: 138 of 190 such sums and products wrong)."""
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((6, 9000)) * 50).astype(np.float32)
+    near_one = 1 + rng.standard_normal((6, 9000)) / 500
+
+    def into(shape):
+        return np.zeros(shape, out)
+
+    with np.errstate(all="ignore"):
+        check_forms({
+            "columns": lambda a: np.sum(a, axis=0, dtype=np.float64, out=into(9000)),
+            "narrow_columns": lambda a: np.sum(a[:, :5000], axis=0, dtype=np.float64, out=into(5000)),
+            "between": lambda a: np.sum(a.reshape(4, 3, 5, 900), axis=(0, 2), dtype=np.float64, out=into((3, 900))),
+            "initial": lambda a: np.add.reduce(a, axis=0, dtype=np.float64, out=into(9000), initial=0.7),
+            "initial_rows": lambda a: np.add.reduce(a, axis=1, dtype=np.float64, out=into(6), initial=0.7),
+        }, x, fma=False)
+        check_forms({
+            "product": lambda p: np.prod(p, axis=0, out=into(9000)),
+            "narrow_product": lambda p: np.prod(p[:, :5000], axis=0, out=into(5000), initial=1.3),
+        }, near_one, fma=False)
+
+
 def test_only_wide_columns_of_a_sum_in_one_piece_are_summed_down():
     from elena_jax.lower import summation
 

@@ -243,12 +243,12 @@ def test_summation_is_the_order_of_numpys_reduction_loop():
     c = V.contiguous((4, 5, 6))
     assert V.summation(c, (1, 2)) == ("pairwise", (1, 2), 30, 30)  # rows of 30: one run each
     assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2), 120, 120)  # the whole array
-    assert V.summation(c, (0,)) == ("sequential", (0,))  # an outer axis: row after row
-    assert V.summation(c, (0, 1)) == ("sequential", (0, 1))
+    assert V.summation(c, (0,)) == ("sequential", (0,), 4)  # an outer axis: row after row
+    assert V.summation(c, (0, 1)) == ("sequential", (0, 1), 20)
     # a reduced axis innermost, another beyond a kept one: each row of 6 a block, the rows in turn
     assert V.summation(c, (0, 2)) == ("pairwise", (0, 2), 6, 6)
     assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0), 30, 30)  # memory order, outermost first
-    assert V.summation(V.transpose(c), (2,)) == ("sequential", (2,))
+    assert V.summation(V.transpose(c), (2,)) == ("sequential", (2,), 4)
     assert V.summation(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == ("pairwise", (2,), 3, 3)
     assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2), 18, 18)
     # a cast: through NumPy's buffer, 8192 elements at a time
@@ -268,11 +268,31 @@ def test_summation_is_the_order_of_numpys_reduction_loop():
     # equal strides (sliding_window_view) keep their C order, the later axis inner: each window a run
     windows = V.View.make((981, 20), (1, 1))
     assert V.summation(windows, (1,)) == ("pairwise", (1,), 20, 20)
-    assert V.summation(windows, (0,)) == ("sequential", (0,))
+    assert V.summation(windows, (0,)) == ("sequential", (0,), 981)
     assert V.summation(V.transpose(windows), (1,)) == ("pairwise", (1,), 981, 981)  # the windows as rows
     # single terms: NumPy's loop still adds each to the identity (a sum of [-0.0] is 0.0)
     assert V.summation(V.contiguous((4, 1, 6)), (1,)) == ("pairwise", (), 1, 1)
     assert V.summation(V.contiguous((4, 0, 6)), (1,)) is None  # nothing at all
+
+
+def test_a_sequential_sum_stores_its_total_after_each_visit_of_a_result():
+    """Where a kept axis is innermost, NumPy's iterator adds the terms of a result in visits,
+    storing the total in the output in between (cast to an ``out=`` of another type): one
+    visit where the reduced axes are all within the kept ones, a visit per run of the reduced
+    axes within a kept one, and a visit per term where a cast output's buffer cannot hold the
+    kept axes within the reduced ones (``bufsize`` elements or more)."""
+    cast = (False, True)
+    assert V.summation(V.contiguous((5, 8191)), (0,), cast) == ("sequential", (0,), 5)
+    assert V.summation(V.contiguous((5, 8192)), (0,), cast) == ("sequential", (0,), 1)
+    assert V.summation(V.contiguous((5, 8192)), (0,)) == ("sequential", (0,), 5)  # NB: not cast: unbuffered
+    assert V.summation(V.contiguous((5, 100, 100)), (0,), cast) == ("sequential", (0,), 1)  # 10,000 kept
+    assert V.summation(V.contiguous((5, 10, 1000)), (0, 1), cast) == ("sequential", (0, 1), 50)
+    # the kept axes need not coalesce: x[:, :, 1:] of 5 x 3 x 3000 keeps 8,997 elements
+    assert V.summation(V.index(V.contiguous((5, 3, 3000)), (slice(None),) * 2 + (slice(1, None),)), (0,),
+                       cast) == ("sequential", (0,), 1)
+    # a kept axis between reduced ones: the inner reduced axis is a visit, the outer one repeats it
+    assert V.summation(V.contiguous((4, 3, 5, 30)), (0, 2), cast) == ("sequential", (0, 2), 5)
+    assert V.summation(V.contiguous((3, 5, 4000)), (1,), cast) == ("sequential", (1,), 5)
 
 
 def test_diagonal_names_the_first_row_column_and_step_of_a_view_down_the_rows():

@@ -876,7 +876,8 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     """NumPy's float sum or product over ``axes``, whose axes ``run`` (in memory order; the others
     have one element) NumPy's loop takes in ``order``: a sum pairwise in blocks and ``pieces``,
     its total kept in the ``stored`` dtype of the output between them, or one term after
-    another (view.summation, lower/summation.py); a product always one after another."""
+    another, stored in the output after each visit of a result (view.summation,
+    lower/summation.py); a product always one after another."""
     kept = [i for i in range(x.ndim) if i not in axes]
     shape = tuple(x.shape[i] for i in kept)
     if mask is not None:  # NB: NumPy's loop skips them; adding -0.0, or multiplying a real by 1, changes nothing
@@ -893,7 +894,7 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     else:
         xs = _arranged(x, (*run, *rest, *kept), (terms, *shape))
         if name == "add":
-            r = sequential(xs, 0 if initial is None else initial)
+            r = sequential(xs, 0 if initial is None else initial, lax.add, *pieces, stored)
         else:  # NB: where a kept axis is innermost, NumPy's loop is its elementwise product
             r = _product(xs, initial, order, pieces, stored)
     return r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape))) if keepdims else r
@@ -918,10 +919,11 @@ def _product(xs, initial, order: str, pieces: tuple, stored):
         return in_pieces(xs, start, _folded_multiply, *pieces, stored)
     if xs.dtype == np.float16:
         wide = np.dtype(np.float32)
-        return sequential(xs, start, lambda t, v: converted(_multiply(t.astype(wide), v.astype(wide)), t.dtype))
+        return sequential(xs, start, lambda t, v: converted(_multiply(t.astype(wide), v.astype(wide)), t.dtype),
+                          *pieces, stored)
     # NB: of complex numbers NumPy's elementwise product in every mode (with fma=True XLA's product
     # was NumPy's in 44 of 200 columns' a.prod(axis=0))
-    return sequential(xs, start, _complex_multiply if xs.dtype.kind == "c" else _multiply)
+    return sequential(xs, start, _complex_multiply if xs.dtype.kind == "c" else _multiply, *pieces, stored)
 
 
 def _fold(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, dtype, initial, wide: bool = False):

@@ -86,7 +86,7 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
         pieces = _chunked(lambda b: _chunked(lambda p: _pairwise(p)[..., None], b, piece), x, block)
         pieces = jnp.moveaxis(pieces, -1, 0)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
-    total = _start(start, x.dtype, pieces.shape[1:])
+    total = _start(start, x.dtype, pieces.shape[1:], stored)
     step = _keeping(lambda total, piece: total + piece, stored)  # NB: in turn, as NumPy's loop meets each buffer
     return converted(_in_turn(step, total, pieces, shared=n >= _SHARED), dtype)
 
@@ -170,16 +170,27 @@ def _keeping(step, stored: np.dtype):
     return kept
 
 
-def _start(start, dtype, shape):
-    """A chain's start, broadcast to its results; NB: apart, so that XLA cannot fold it away."""
-    return lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(start, dtype), shape))
+def _start(start, dtype, shape, stored=None):
+    """A chain's start, broadcast to its results, as the output holds it: NumPy writes it to an
+    ``out=`` of the ``stored`` type first (``initial=0.7`` into an int32 ``out`` starts a float64 sum
+    at 0.0); NB: apart, so that XLA cannot fold it away."""
+    start = jnp.asarray(start, dtype)
+    if stored is not None and stored != dtype:
+        start = cast(start, stored).astype(dtype)
+    return lax.optimization_barrier(jnp.broadcast_to(start, shape))
 
 
-def sequential(x, start, op=lax.add):
+def sequential(x, start, op=lax.add, visit: int | None = None, stored=None):
     """``start op x[0] op x[1] ...``, one after another, over the first axis of ``x`` (per
     element of the others): NumPy's elementwise reduction loop, where a kept axis is innermost,
-    and its product loop everywhere (``op``: the multiplication)."""
-    return _in_turn(op, _start(start, x.dtype, x.shape[1:]), x, shared=x.shape[0] >= _SHARED)
+    and its product loop everywhere (``op``: the multiplication). With ``visit`` and ``stored``:
+    the total stored in an ``out=`` of the ``stored`` type after every ``visit`` terms
+    (view.summation), and read back from it."""
+    stored = _stored(x.dtype, stored)
+    total = _start(start, x.dtype, x.shape[1:], stored)
+    if visit and visit < x.shape[0] and stored != x.dtype:
+        return _pieces(op, total, x.value if isinstance(x, Lazy) and visit > 1 else x, visit, stored)
+    return _in_turn(op, total, x, shared=x.shape[0] >= _SHARED)
 
 
 def in_pieces(x, start, op, block: int, piece: int, stored=None):
@@ -191,22 +202,27 @@ def in_pieces(x, start, op, block: int, piece: int, stored=None):
     start, x = jnp.asarray(start, dtype), _widened(x)
     if stored == x.dtype:
         return sequential(x, start, op)
-    finish = _keeping(lambda total, terms: _chain(op, total, terms)[0], stored)
-
-    def one_block(total, terms):
-        n = terms.shape[0]
-        whole = n - n % piece
-        if whole:
-            pieces = terms[:whole].reshape(-1, piece, *terms.shape[1:])
-            total = lax.scan(lambda t, p: (finish(t, p), None), total, pieces)[0]
-        return finish(total, terms[whole:]) if n > whole else total
-
-    total = _start(start, x.dtype, x.shape[1:])
+    one_block = functools.partial(_pieces, op, piece=piece, stored=stored)
+    total = _start(start, x.dtype, x.shape[1:], stored)
     n = x.shape[0]
     full = n - n % block
     if full:
         total = lax.scan(lambda t, b: (one_block(t, b), None), total, x[:full].reshape(-1, block, *x.shape[1:]))[0]
     return converted(one_block(total, x[full:]) if n > full else total, dtype)
+
+
+def _pieces(op, total, terms, piece: int, stored: np.dtype):
+    """``op`` of ``total`` and each term in turn, the total rounded to ``stored`` after every
+    ``piece`` terms (the last piece shorter)."""
+    if piece == 1:  # NB: a chain of rounded steps, looped over blocks of 8, not a loop of one step each
+        return _chain(_keeping(op, stored), total, terms)[0]
+    finish = _keeping(lambda total, terms: _chain(op, total, terms)[0], stored)
+    n = terms.shape[0]
+    whole = n - n % piece
+    if whole:
+        pieces = terms[:whole].reshape(-1, piece, *terms.shape[1:])
+        total = lax.scan(lambda t, p: (finish(t, p), None), total, pieces)[0]
+    return finish(total, terms[whole:]) if n > whole else total
 
 
 def _in_turn(step, total, terms, shared: bool):
