@@ -300,94 +300,139 @@ def keep_order(shape: Sequence[int], views: Sequence[View]) -> tuple[int, ...]:
 
 
 def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, False),
-              bufsize: int = 8192) -> tuple | None:
+              bufsize: int = 8192, out: Sequence[int] | None = None,
+              where: Sequence[int] | None = None) -> tuple | None:
     """How NumPy's iterator adds up a reduction of ``v`` over ``axes`` (its axes of more than
-    one element, outermost in memory first), where ``cast`` says whether its input and its
-    output go through a buffer of ``bufsize`` elements to be cast:
+    one element, outermost in the iterator first), where ``cast`` says whether its input and
+    its output go through a buffer of ``bufsize`` elements to be cast, and ``out`` gives the
+    output's stride along each axis of ``v`` (0 along the reduced ones; by default NumPy's own
+    output, laid out as the kept axes lie in memory), ``where`` a mask's, if any:
 
-    - ``("pairwise", run, block, piece)`` when one of them is v's innermost: each result's
-      terms, in the order of ``run``, are cut into blocks of ``block`` terms (no more than
-      the reduced axes inside the kept ones hold) and each block into pieces of ``piece``,
-      the last ones shorter; the inner loop sums each piece pairwise into the result, in
-      turn (see `_iteration`);
-    - ``("sequential", run, group)`` when a kept axis is innermost: the inner loop is
-      elementwise, so each result element adds its terms one after another, in memory order,
-      and its total is stored in the output (cast, where ``cast`` says so) after every
-      ``group`` of them (see `_visit`);
+    - ``("pairwise", run, block, piece, every)`` when one of them is v's innermost: each
+      result's terms, in the order of ``run``, are cut into blocks of ``block`` terms (no more
+      than the reduced axes inside the kept ones hold) and each block into pieces of
+      ``piece``, the last ones shorter; the inner loop sums each piece pairwise into the
+      result, in turn;
+    - ``("sequential", run, every)`` when a kept axis is innermost: the inner loop is
+      elementwise, so each result element adds its terms one after another, in memory order;
     - None otherwise (zero strides, whose places the iterator chooses, and empty arrays).
 
-    Axes of equal strides (overlapping windows, ``sliding_window_view``) keep their C order,
-    the later one inner: the iterator sorts axes by stride, leaving ties as they are.
+    ``every``: the terms a result adds between two stores of its total in a cast output
+    (written back from the buffer and read again), all of them where it is not cast (see
+    `_stores`). Axes of equal strides (overlapping windows, ``sliding_window_view``) keep
+    their C order, the later one inner (see `_iterator_order`).
     """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
     if 0 in [v.strides[i] for i in big]:
         return None
-
-    def depth(i: int) -> tuple[int, int]:  # NB: innermost first
-        return abs(v.strides[i]), -i
-
-    run = tuple(sorted((i for i in big if i in axes), key=depth, reverse=True))
-    kept = sorted((i for i in big if i not in axes), key=depth)
+    if out is None:  # NB: NumPy's own output: C-contiguous over the kept axes as they lie in memory
+        out, step = [0] * len(v.shape), 1
+        for i in sorted((i for i in big if i not in axes), key=lambda i: (abs(v.strides[i]), -i)):
+            out[i], step = step, step * v.shape[i]
+    operands = (v.strides, out) + ((where,) if where is not None else ())
+    order = _iterator_order(big, *operands)
+    run = tuple(i for i in reversed(order) if i in axes)
     if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
-        return ("pairwise", (), 1, 1) if v.size else None
-    if kept and depth(kept[0]) < depth(run[-1]):
-        return "sequential", run, _visit(v, run, kept, depth, cast[1], bufsize)
-    dims = []  # NB: the iterator's axes, innermost first: the reduced ones coalesced, then a kept one
-    for i in reversed(run):
-        if kept and depth(i) > depth(kept[0]):
-            break  # NB: reduced axes outside a kept one repeat the blocks within it
-        if dims and dims[-1][0] * dims[-1][1] == v.strides[i]:
-            dims[-1][0] *= v.shape[i]
+        return ("pairwise", (), 1, 1, 1) if v.size else None
+    dims = _iterator_axes(v.shape, order, *operands)
+    setup = _buffering(dims, (*cast, False)[: len(operands)], bufsize)
+    best, core, size, cost, flip = setup
+    if flip and best == flip:  # NB: the iterator's reduce mode: the reduced axes within the outer one, whole
+        block = piece = core
+    else:
+        block, piece = size, (min(bufsize // core * core, size) if cost > 1 else size)
+    every = _stores(dims, setup, bufsize, piece) if cast[1] else math.prod(v.shape[i] for i in run)
+    if dims[0][2]:  # NB: a kept axis innermost
+        return "sequential", run, every
+    return "pairwise", run, block, piece, every
+
+
+def _iterator_order(axes: list[int], *strides: Sequence[int]) -> list[int]:
+    """``axes`` innermost first, as NumPy's iterator sorts them by the strides of its operands
+    (nditer's npyiter_find_best_axis_ordering, re-derived): from C order, the last axis
+    innermost, a stable insertion sort that moves an axis inside another only where every
+    operand that steps along both steps less along it, each operand with a zero stride along
+    either having no say (C order wins a conflict)."""
+    order = list(reversed(axes))
+    for k in range(1, len(order)):
+        axis, place = order[k], k
+        for j in range(k - 1, -1, -1):
+            say = [abs(s[order[j]]) > abs(s[axis]) for s in strides if s[axis] and s[order[j]]]
+            if say:
+                if not all(say):
+                    break
+                place = j
+        order.insert(place, order.pop(k))
+    return order
+
+
+def _iterator_axes(shape: Sequence[int], order: list[int], *operands: Sequence[int]) -> list[list[int]]:
+    """The axes NumPy's iterator takes a reduction over, innermost first, as [length, input
+    stride, output stride, ...] (the ``operands``' strides along each axis of ``shape``): in
+    the iterator's ``order``, neighbours joined where the strides of all step over the whole
+    of the inner one."""
+    dims: list[list[int]] = []
+    for i in order:
+        n, strides = shape[i], tuple(s[i] for s in operands)
+        if dims and all(s * dims[-1][0] == t for s, t in zip(dims[-1][1:], strides)):
+            dims[-1][0] *= n
         else:
-            dims.append([v.shape[i], v.strides[i]])
-    reduced = len(dims)
-    dims += [[v.shape[i], v.strides[i]] for i in kept[:1]]
-    return ("pairwise", run, *_iteration(dims, reduced, cast, bufsize))
+            dims.append([n, *strides])
+    return dims
 
 
-def _visit(v: View, run: tuple[int, ...], kept: list[int], depth, cast: bool, bufsize: int) -> int:
-    """The terms a sequential reduction adds to a result element in one visit, before its
-    iterator moves on to other results and stores the total in the output: the reduced axes
-    within the innermost kept axis outside them. A cast output goes through a buffer that holds
-    the kept axes within the reduced ones; where those have ``bufsize`` elements or more, the
-    buffer is cut along them and written back after every term (NumPy 2, probed: the columns'
-    float64 sums of 5 x 8192 into an int32 ``out`` are cut to integers after each row, of
-    5 x 8191 once, and so are those of x[:, ::2] of 5 x 20000, and of 4 x 3 x 5 x 30 over axes
-    0 and 2 after every 5 terms)."""
-    inner = math.prod(v.shape[i] for i in kept if depth(i) < depth(run[-1]))
-    if cast and inner >= bufsize:
-        return 1
-    outer = [depth(i) for i in kept if depth(i) > depth(run[-1])]
-    return math.prod(v.shape[i] for i in run if not outer or depth(i) < min(outer))
-
-
-def _iteration(dims: list, reduced: int, cast: tuple[bool, bool], bufsize: int) -> tuple[int, int]:
-    """The (block, piece) of NumPy's buffered reduction over ``dims`` ((length, stride), innermost
-    first; those from ``reduced`` on are kept): NumPy 2's nditer picks an outer axis by its cost
-    estimate, (1 + operands buffered) / elements per buffer, each operand buffered that is cast
-    or whose strides do not coalesce up to it. Its buffers hold whole cores (the axes within the
-    outer one) and never run past the outer axis, so a block is the elements up to the outer
-    axis, and a piece as many cores as the buffer holds; unbuffered, a piece is a whole block.
-    Where the outer axis is the first kept one (the iterator's reduce mode), a block is the
-    reduced axes within it, handed over whole."""
-    cost = best_cost = 1 + sum(cast)
-    size = best_size = dims[0][0]
-    best_core, best_dim, joined = 1, 0, True
+def _buffering(dims: list[list[int]], cast: tuple[bool, ...], bufsize: int) -> tuple[int, int, int, int, int]:
+    """NumPy 2's choice of buffering for a reduction over the iterator axes ``dims`` (see
+    `_iterator_axes`; nditer's npyiter_find_buffering_setup, re-derived): going outwards, the
+    cost of each candidate outer axis is (1 + operands buffered) / elements per buffer, an
+    operand buffered where it is cast or once its strides stop joining; the search ends at the
+    buffer's size and past the first axis where the output's stride turns from zero to not or
+    back (the reduce axis). Returns the outer axis, the elements within it (the core), those
+    up to and along it, the cost and the reduce axis (0: none)."""
+    cost = 1 + sum(cast)
+    joined = [1] * len(cast)  # NB: per operand (input, output, mask), the axes its strides join up to
+    flip, size = 0, dims[0][0]
+    best = (0, 1, size, cost)
     for d in range(1, len(dims)):
-        if size >= bufsize and cost > 1:
+        if flip or size >= bufsize and cost > 1:
             break
-        (n0, s0), (n1, s1) = dims[d - 1], dims[d]
-        if joined and s0 * n0 != s1:  # NB: the input needs a buffer from here on (if not cast already)
-            joined, cost = False, cost + (not cast[0])
-        if d == reduced:  # NB: the output's zero strides end: it needs one too
-            cost += not cast[1]
+        (n0, *before), (n1, *now) = dims[d - 1], dims[d]
+        for op in range(len(cast)):
+            if joined[op] == d:
+                if before[op] * n0 == now[op]:
+                    joined[op] += 1
+                    continue
+                cost += not cast[op]
+            if op == 1 and 0 in (before[op], now[op]):
+                flip = d
         core, size = size, size * n1
         fill = bufsize if size > bufsize and cost > 1 else size
-        if cost * best_size <= best_cost * fill:
-            best_cost, best_size, best_core, best_dim = cost, size, core, d
-    if dims[reduced:] and best_dim == reduced:
-        return best_core, best_core
-    return best_size, (min(bufsize // best_core * best_core, best_size) if best_cost > 1 else best_size)
+        if cost * best[2] <= best[3] * fill:
+            best = (d, core, size, cost)
+    return (*best, flip)
+
+
+def _stores(dims: list[list[int]], setup: tuple, bufsize: int, piece: int) -> int:
+    """The terms a result adds between two stores of its total in a cast output. NumPy writes
+    the output's buffer back after each fill and reads it again before the next, unless in
+    reduce mode the next fill starts at the same place of the output, which it then takes from
+    the buffer as it is (at full precision): along a reduced outer axis, and past the outer
+    axis while the axes beyond are reduced, where one fill holds the whole of a kept one.
+    Probed on NumPy 2.4: the float64 column sums of 5 x 8191 into an int32 output are cut to
+    integers once, of 5 x 8192 after every row; a sum over axes 0 and 2 of 5 x 2048 x 4 once,
+    of 5 x 3000 x 4 after every 4 terms."""
+    best, core, size, _, flip = setup
+    reduced = [not d[2] for d in dims]
+    if not flip or best != flip:
+        return 1 if not reduced[0] else piece  # NB: a fill holds a term of each result, or a piece of one
+    if not reduced[best] and size > bufsize:
+        return core  # NB: a kept outer axis the buffer holds part of: each fill at another place
+    n = core if reduced[0] else 1  # NB: the core: reduced axes (pairwise) or kept ones
+    for d in range(best if reduced[best] else best + 1, len(dims)):
+        if not reduced[d]:
+            break
+        n *= dims[d][0]
+    return n
 
 
 # --- element sets -------------------------------------------------------------

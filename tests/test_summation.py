@@ -166,7 +166,8 @@ def test_a_total_down_the_columns_is_stored_in_outs_type_after_each_visit(out):
     in its ``out=`` in between (view.summation): after every row where the columns fill NumPy's
     buffer (8,192 or more), once where they do not, after each run of a reduced axis within a
     kept one; and ``initial=`` goes into ``out`` first, cast to its type (elena_jax rounded once
-    at the end and started from ``initial`` as given: 138 of 190 such sums and products wrong)."""
+    at the end and started from ``initial`` as given: 138 of 190 such sums and products wrong).
+    Float32 summed into an int32 ``out`` adds in float64, NumPy's loop for the two types."""
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((6, 9000)) * 50).astype(np.float32)
     near_one = 1 + rng.standard_normal((6, 9000)) / 500
@@ -181,6 +182,11 @@ def test_a_total_down_the_columns_is_stored_in_outs_type_after_each_visit(out):
             "between": lambda a: np.sum(a.reshape(4, 3, 5, 900), axis=(0, 2), dtype=np.float64, out=into((3, 900))),
             "initial": lambda a: np.add.reduce(a, axis=0, dtype=np.float64, out=into(9000), initial=0.7),
             "initial_rows": lambda a: np.add.reduce(a, axis=1, dtype=np.float64, out=into(6), initial=0.7),
+            # NB: rows of 4 beyond a kept axis: once where a buffer holds the kept axis, else after each row
+            "blocks_once": lambda a: np.sum(a.reshape(27, 500, 4), axis=(0, 2), out=into(500)),
+            "blocks": lambda a: np.sum(a.reshape(6, 2250, 4), axis=(0, 2), dtype=np.float64, out=into(2250)),
+            # NB: the output's own strides order the axes too: a run of 8 (stride 3), pairwise
+            "out_layout": lambda a: np.sum(a[:2, :24].reshape(2, 8, 3).transpose(2, 0, 1), axis=2, out=into((3, 2))),
         }, x, fma=False)
         check_forms({
             "product": lambda p: np.prod(p, axis=0, out=into(9000)),
@@ -284,19 +290,28 @@ RUNS = st.sampled_from([((0,), None), ((1,), None), ((0, 1), None), ((1, 2), Non
 @settings(max_examples=25, deadline=None)
 @given(shape=st.tuples(*[st.integers(1, 40)] * 2, st.integers(1, 300)), run=RUNS,
        step=st.sampled_from([1, 2, -1, 3]), transpose=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]),
-       reduction=st.sampled_from(["sum", "sum", "prod"]))
+       reduction=st.sampled_from(["sum", "sum", "prod"]),
+       into=st.sampled_from([None, None, np.int32, np.float32, np.float16]), initial=st.sampled_from([None, 0.7]))
 def test_random_sums_and_products_are_numpys_where_numpys_order_is_known(shape, run, step, transpose, dtype,
-                                                                        reduction):
+                                                                        reduction, into, initial):
+    """Also into an ``out=`` of another type, which NumPy's iterator stores the total in between
+    its buffers and visits (view.summation), and from an ``initial=`` it writes there first."""
     axes, loop_dtype = run
     rng = np.random.default_rng(sum(shape))
     a = data(shape, dtype, seed=sum(shape)) if reduction == "sum" else (1 + rng.normal(size=shape) / 1000).astype(dtype)
     view = a[:, ::step] if not transpose else a.transpose(2, 0, 1)[::step]
+    options = {"initial": initial} if initial is not None else {}
 
     def f(a):
         v = a[:, ::step] if not transpose else a.transpose(2, 0, 1)[::step]
-        return getattr(v, reduction)(axis=axes, dtype=loop_dtype)
+        if into is None:
+            return getattr(v, reduction)(axis=axes, dtype=loop_dtype, **options)
+        out = np.zeros(getattr(np, reduction)(view, axis=axes).shape, into)
+        getattr(np, reduction)(v, axis=axes, dtype=loop_dtype, out=out, **options)
+        return out
 
-    want = f(a.copy())
+    with np.errstate(over="ignore"):
+        want = f(a.copy())
     got = np.asarray(elena_jax.functionalize(f)(a.copy()))
     if V.summation(V.View.make(view.shape, view.strides), range(view.ndim) if axes is None else axes) is not None:
         assert_same_bits(got, want)

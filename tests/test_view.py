@@ -241,58 +241,78 @@ def test_errors_are_numpys():
 
 def test_summation_is_the_order_of_numpys_reduction_loop():
     c = V.contiguous((4, 5, 6))
-    assert V.summation(c, (1, 2)) == ("pairwise", (1, 2), 30, 30)  # rows of 30: one run each
-    assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2), 120, 120)  # the whole array
+    assert V.summation(c, (1, 2)) == ("pairwise", (1, 2), 30, 30, 30)  # rows of 30: one run each
+    assert V.summation(c, (0, 1, 2)) == ("pairwise", (0, 1, 2), 120, 120, 120)  # the whole array
     assert V.summation(c, (0,)) == ("sequential", (0,), 4)  # an outer axis: row after row
     assert V.summation(c, (0, 1)) == ("sequential", (0, 1), 20)
     # a reduced axis innermost, another beyond a kept one: each row of 6 a block, the rows in turn
-    assert V.summation(c, (0, 2)) == ("pairwise", (0, 2), 6, 6)
-    assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0), 30, 30)  # memory order, outermost first
+    assert V.summation(c, (0, 2)) == ("pairwise", (0, 2), 6, 6, 24)
+    assert V.summation(V.transpose(c), (0, 1)) == ("pairwise", (1, 0), 30, 30, 30)  # memory order, outermost first
     assert V.summation(V.transpose(c), (2,)) == ("sequential", (2,), 4)
-    assert V.summation(V.index(c, (slice(None), slice(None), slice(None, None, -2))), (2,)) == ("pairwise", (2,), 3, 3)
-    assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2), 18, 18)
+    every_other = V.index(c, (slice(None), slice(None), slice(None, None, -2)))
+    assert V.summation(every_other, (2,)) == ("pairwise", (2,), 3, 3, 3)
+    assert V.summation(V.index(c, (slice(None), slice(None, 3))), (1, 2)) == ("pairwise", (1, 2), 18, 18, 18)
     # a cast: through NumPy's buffer, 8192 elements at a time
-    assert V.summation(V.contiguous((20000,)), (0,), (True, False)) == ("pairwise", (0,), 20000, 8192)
+    assert V.summation(V.contiguous((20000,)), (0,), (True, False)) == ("pairwise", (0,), 20000, 8192, 20000)
     # axes that do not coalesce: through the buffer, as many runs of the inner ones (cores) as it holds
-    assert V.summation(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) == ("pairwise", (1, 2), 18, 18)
+    assert V.summation(V.index(c, (slice(None), slice(None, None, 2))), (1, 2)) == ("pairwise", (1, 2), 18, 18, 18)
     rows = V.index(V.contiguous((40, 20, 300)), (slice(None), slice(None), slice(1, None)))
-    assert V.summation(rows, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 27 * 299)
-    assert V.summation(rows, (1, 2)) == ("pairwise", (1, 2), 5980, 5980)  # a result's terms fit in one buffer
+    assert V.summation(rows, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 27 * 299, 239200)
+    assert V.summation(rows, (1, 2)) == ("pairwise", (1, 2), 5980, 5980, 5980)  # a result's terms fit in one buffer
     # NumPy's cost estimate makes a reversed middle axis a core of its own: 20 x 299 per buffer
     flipped = V.index(V.contiguous((40, 20, 300)), (slice(None), slice(None, None, -1), slice(1, None)))
-    assert V.summation(flipped, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 5980)
+    assert V.summation(flipped, (0, 1, 2)) == ("pairwise", (0, 1, 2), 239200, 5980, 239200)
     # a core longer than the buffer: not buffered, each run summed whole
     long_rows = V.index(V.contiguous((10, 10000)), (slice(None), slice(1, None)))
-    assert V.summation(long_rows, (0, 1)) == ("pairwise", (0, 1), 9999, 9999)
+    assert V.summation(long_rows, (0, 1)) == ("pairwise", (0, 1), 9999, 9999, 99990)
     assert V.summation(V.broadcast_to(V.contiguous((6,)), (4, 6)), (1,)) is None  # a broadcast axis
     # equal strides (sliding_window_view) keep their C order, the later axis inner: each window a run
     windows = V.View.make((981, 20), (1, 1))
-    assert V.summation(windows, (1,)) == ("pairwise", (1,), 20, 20)
+    assert V.summation(windows, (1,)) == ("pairwise", (1,), 20, 20, 20)
     assert V.summation(windows, (0,)) == ("sequential", (0,), 981)
-    assert V.summation(V.transpose(windows), (1,)) == ("pairwise", (1,), 981, 981)  # the windows as rows
+    assert V.summation(V.transpose(windows), (1,)) == ("pairwise", (1,), 981, 981, 981)  # the windows as rows
     # single terms: NumPy's loop still adds each to the identity (a sum of [-0.0] is 0.0)
-    assert V.summation(V.contiguous((4, 1, 6)), (1,)) == ("pairwise", (), 1, 1)
+    assert V.summation(V.contiguous((4, 1, 6)), (1,)) == ("pairwise", (), 1, 1, 1)
     assert V.summation(V.contiguous((4, 0, 6)), (1,)) is None  # nothing at all
 
 
-def test_a_sequential_sum_stores_its_total_after_each_visit_of_a_result():
-    """Where a kept axis is innermost, NumPy's iterator adds the terms of a result in visits,
-    storing the total in the output in between (cast to an ``out=`` of another type): one
-    visit where the reduced axes are all within the kept ones, a visit per run of the reduced
-    axes within a kept one, and a visit per term where a cast output's buffer cannot hold the
-    kept axes within the reduced ones (``bufsize`` elements or more)."""
+def test_a_cast_output_holds_the_total_between_the_buffers_numpy_does_not_reuse():
+    """NumPy's iterator writes a cast output's buffer back after each fill and reads it again,
+    unless in its reduce mode the next fill starts at the same place of the output: the terms
+    a result adds in between (view.summation's last entry; all of them uncast)."""
     cast = (False, True)
+    # a kept axis innermost: once where the buffer holds the kept axes, else after every term
     assert V.summation(V.contiguous((5, 8191)), (0,), cast) == ("sequential", (0,), 5)
     assert V.summation(V.contiguous((5, 8192)), (0,), cast) == ("sequential", (0,), 1)
     assert V.summation(V.contiguous((5, 8192)), (0,)) == ("sequential", (0,), 5)  # NB: not cast: unbuffered
     assert V.summation(V.contiguous((5, 100, 100)), (0,), cast) == ("sequential", (0,), 1)  # 10,000 kept
     assert V.summation(V.contiguous((5, 10, 1000)), (0, 1), cast) == ("sequential", (0, 1), 50)
-    # the kept axes need not coalesce: x[:, :, 1:] of 5 x 3 x 3000 keeps 8,997 elements
+    # the kept axes need not join: x[:, :, 1:] of 5 x 3 x 3000 keeps 8,997 elements
     assert V.summation(V.index(V.contiguous((5, 3, 3000)), (slice(None),) * 2 + (slice(1, None),)), (0,),
                        cast) == ("sequential", (0,), 1)
+    # reversed, the rows no longer join: the input is buffered too, and reduce mode costs more
+    assert V.summation(V.index(V.contiguous((40, 6000)), (slice(None, None, -1),)), (0,), cast) == \
+        ("sequential", (0,), 1)
     # a kept axis between reduced ones: the inner reduced axis is a visit, the outer one repeats it
     assert V.summation(V.contiguous((4, 3, 5, 30)), (0, 2), cast) == ("sequential", (0, 2), 5)
     assert V.summation(V.contiguous((3, 5, 4000)), (1,), cast) == ("sequential", (1,), 5)
+    # a reduced axis innermost, another beyond a kept one: once where one fill holds the kept axis
+    assert V.summation(V.contiguous((5, 2048, 4)), (0, 2), cast) == ("pairwise", (0, 2), 4, 4, 20)
+    assert V.summation(V.contiguous((5, 3000, 4)), (0, 2), cast) == ("pairwise", (0, 2), 4, 4, 4)
+    assert V.summation(V.contiguous((3, 20003)), (1,), cast) == ("pairwise", (1,), 20003, 8192, 8192)
+
+
+def test_numpys_iterator_orders_axes_by_every_operands_strides():
+    """A reduction into a given ``out=`` orders its axes by the output's strides too, C order
+    winning a conflict: the sum of a.transpose(2, 0, 1) (strides 1, 24, 3) over its last axis
+    into a C-contiguous output runs along that axis, pairwise (its own output, laid out as the
+    kept axes lie in memory, would take them one term after another)."""
+    view = V.View.make((3, 2, 8), (1, 24, 3))
+    assert V.summation(view, (2,))[0] == "sequential"
+    assert V.summation(view, (2,), out=(2, 1, 0))[:2] == ("pairwise", (2,))
+    assert V._iterator_order([0, 1, 2], (1, 24, 3), (2, 1, 0)) == [2, 1, 0]
+    assert V._iterator_order([0, 1, 2], (1, 24, 3), (1, 3, 0)) == [0, 2, 1]  # NB: no conflict: memory order
+    assert V._iterator_order([0, 1], (5, 5)) == [1, 0]  # NB: equal strides keep C order
 
 
 def test_diagonal_names_the_first_row_column_and_step_of_a_view_down_the_rows():

@@ -64,7 +64,8 @@ _MANY = 1 << 16
 _SHARED = 32  # terms per result from which a sum is computed once for all its users (see _in_turn)
 
 
-def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, stored=None, down: bool = False):
+def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, every: int | None = None,
+                 stored=None, down: bool = False):
     """``start + x`` summed over its last axis (per row of the others) in NumPy's order; with
     ``down``, over its first axis (real, its run one piece: see `down`).
 
@@ -73,7 +74,8 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
     pieces of ``piece``, the last ones shorter, each piece summed pairwise and added to the
     running total in turn. Between pieces the total is kept in the ``stored`` dtype (see
     `_keeping`): float16 runs are summed in float32 and the total rounded to float16 after
-    each piece, as NumPy's half loop does.
+    each piece, as NumPy's half loop does; into a cast ``out=``, after every ``every`` terms
+    where NumPy's iterator keeps it in its buffer longer (view.summation).
     """
     n = x.shape[0 if down else -1]
     if isinstance(x, Lazy) and not _in_parts(x, n, block, piece):
@@ -87,7 +89,9 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, s
         pieces = jnp.moveaxis(pieces, -1, 0)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = _start(start, x.dtype, pieces.shape[1:], stored)
-    step = _keeping(lambda total, piece: total + piece, stored)  # NB: in turn, as NumPy's loop meets each buffer
+    if every and piece and every > piece and stored != dtype:  # NB: a piece a call, stored every few
+        return converted(_pieces(_keeping(jnp.add, dtype), total, pieces, every // piece, stored), dtype)
+    step = _keeping(jnp.add, stored)  # NB: in turn, as NumPy's loop meets each buffer
     return converted(_in_turn(step, total, pieces, shared=n >= _SHARED), dtype)
 
 
@@ -193,17 +197,22 @@ def sequential(x, start, op=lax.add, visit: int | None = None, stored=None):
     return _in_turn(op, total, x, shared=x.shape[0] >= _SHARED)
 
 
-def in_pieces(x, start, op, block: int, piece: int, stored=None):
+def in_pieces(x, start, op, block: int, piece: int, every: int | None = None, stored=None):
     """``start op x[0] op x[1] ...`` over the first axis of ``x`` (per element of the others) as
     NumPy's loop takes it through its buffer: in blocks of ``block`` terms, each cut into pieces
     of ``piece`` (the last ones shorter), the total kept in the ``stored`` dtype after each piece
-    (see `_stored`); where that changes nothing, `sequential`."""
+    (see `_stored`), or after every ``every`` terms where NumPy's iterator keeps it in its
+    buffer longer (its pieces then whole blocks); where that changes nothing, `sequential`."""
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)
     if stored == x.dtype:
         return sequential(x, start, op)
-    one_block = functools.partial(_pieces, op, piece=piece, stored=stored)
     total = _start(start, x.dtype, x.shape[1:], stored)
+    if every and every > piece and stored != dtype:
+        call = _keeping(lambda total, terms: _chain(op, total, terms)[0], dtype)
+        blocks = x.reshape(-1, block, *x.shape[1:])
+        return converted(_pieces(call, total, blocks, every // block, stored), dtype)
+    one_block = functools.partial(_pieces, op, piece=piece, stored=stored)
     n = x.shape[0]
     full = n - n % block
     if full:

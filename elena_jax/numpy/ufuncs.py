@@ -281,14 +281,18 @@ def reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
 
 
 def reduce_dtype(ufunc, a, dtype, out=None):
-    """NumPy's loop dtype of ``ufunc.reduce``: ``dtype``; else, given an inexact ``out``, the ufunc's
-    type for ``a`` and ``out`` (float32 summed into a float64 ``out`` adds in float64, float64
-    into float32 too); else ``a``'s, small integers and bools summed in int64."""
+    """NumPy's loop dtype of ``ufunc.reduce``: ``dtype``; else, given an ``out``, the ufunc's type
+    for ``a`` and ``out`` where it is inexact (float32 summed into a float64 ``out`` adds in
+    float64, float64 into float32 too, float32 into int32 in float64); else ``a``'s, small
+    integers and bools summed in int64."""
     if dtype is None and out is not None and hasattr(out, "dtype"):
         try:
             loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None), reduction=True)[2]
-        except TypeError:  # NB: a float sum into an int out: NumPy's reduction casts it unsafely
-            loop = None
+        except TypeError:  # NB: a float sum into an int out: the promoted loop, its result cast unsafely
+            try:
+                loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None))[2]
+            except TypeError:
+                loop = None
         if loop is not None and loop.kind in "fc":  # NB: integer results are the same in any width
             return loop
     with np.errstate(all="ignore"):
@@ -346,7 +350,8 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
                   initial=None if initial is np._NoValue else initial, masked=where is not True)
     if ufunc.__name__ in ("add", "multiply") and res_dtype.kind in "fc" and isinstance(a, Tracer):
         cast = (res_dtype != a.dtype, out is not None and out.dtype != res_dtype)
-        order = V.summation(a.memory_view, axes, cast, np.getbufsize())
+        mask = None if where is True else _strides_as(where, a.shape)
+        order = V.summation(a.memory_view, axes, cast, np.getbufsize(), _out_strides(out, axes, keepdims), mask)
         if ufunc.__name__ == "add":  # NB: a pairwise sum of each unmasked stretch is not modelled
             ordered = where is True or order is not None and order[0] == "sequential"
         else:  # NB: a masked float16 loop rounds where each unmasked stretch ends; 1 * x is not x of complex inf
@@ -360,6 +365,28 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
         order = V.summation(a.memory_view, axes, (False, False), np.getbufsize())
         params["wide"] = order is not None and order[0] == "pairwise"
     return _result(trace, "reduce", ins, shape, res_dtype, out, params)
+
+
+def _out_strides(out, axes: tuple[int, ...], keepdims: bool) -> list[int] | None:
+    """A reduction's ``out=`` strides along each axis of its operand (0 along the reduced ones),
+    which NumPy's iterator orders its axes by too; None where it makes the output itself."""
+    if not isinstance(out, Tracer):
+        return None
+    strides = list(out.memory_view.strides)
+    for i in sorted(axes):
+        if keepdims:
+            strides[i] = 0
+        else:
+            strides.insert(i, 0)
+    return strides
+
+
+def _strides_as(x, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides, in elements, of operand ``x`` broadcast to ``shape`` (a reduction's mask)."""
+    if isinstance(x, Tracer):
+        return V.broadcast_to(x.memory_view, shape).strides
+    x = np.asarray(x)
+    return tuple(s // x.itemsize for s in np.broadcast_to(x, shape).strides)
 
 
 def _probe_reduce(ufunc, a, axis, dtype, keepdims, initial, where) -> None:
