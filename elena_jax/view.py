@@ -19,6 +19,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -308,23 +309,23 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     output's stride along each axis of ``v`` (0 along the reduced ones; by default NumPy's own
     output, laid out as the kept axes lie in memory), ``where`` a mask's, if any:
 
-    - ``("pairwise", run, block, piece, every)`` when one of them is v's innermost: each
-      result's terms, in the order of ``run``, are cut into blocks of ``block`` terms (no more
-      than the reduced axes inside the kept ones hold) and each block into pieces of
-      ``piece``, the last ones shorter; the inner loop sums each piece pairwise into the
-      result, in turn;
+    - ``("pairwise", run, block, piece, every)`` when one of them is the iterator's
+      innermost: each result's terms, in the order of ``run``, are cut into blocks of
+      ``block`` terms (no more than the reduced axes inside the kept ones hold) and each block
+      into pieces of ``piece``, the last ones shorter; the inner loop sums each piece pairwise
+      into the result, in turn;
     - ``("sequential", run, every)`` when a kept axis is innermost: the inner loop is
-      elementwise, so each result element adds its terms one after another, in memory order;
-    - None otherwise (zero strides, whose places the iterator chooses, and empty arrays).
+      elementwise, so each result element adds its terms one after another, in the
+      iterator's order (memory order, unless ``out`` or ``where`` are laid out otherwise);
+    - None where ``v`` is empty.
 
     ``every``: the terms a result adds between two stores of its total in a cast output
     (written back from the buffer and read again), all of them where it is not cast (see
     `_stores`). Axes of equal strides (overlapping windows, ``sliding_window_view``) keep
-    their C order, the later one inner (see `_iterator_order`).
+    their C order, the later one inner, and so do axes along which no operand steps but by
+    zero (broadcast ones, ``np.broadcast_to``; see `_iterator_order`).
     """
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
-    if 0 in [v.strides[i] for i in big]:
-        return None
     if out is None:  # NB: NumPy's own output: C-contiguous over the kept axes as they lie in memory
         out, step = [0] * len(v.shape), 1
         for i in sorted((i for i in big if i not in axes), key=lambda i: (abs(v.strides[i]), -i)):
@@ -336,13 +337,13 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
         return ("pairwise", (), 1, 1, 1) if v.size else None
     dims = _iterator_axes(v.shape, order, *operands)
     setup = _buffering(dims, (*cast, False)[: len(operands)], bufsize)
-    best, core, size, cost, flip = setup
-    if flip and best == flip:  # NB: the iterator's reduce mode: the reduced axes within the outer one, whole
-        block = piece = core
+    if setup.reduce_mode:  # NB: the reduced axes within the outer one, whole
+        block = piece = setup.core
     else:
-        block, piece = size, (min(bufsize // core * core, size) if cost > 1 else size)
+        block = setup.size
+        piece = min(bufsize // setup.core * setup.core, setup.size) if setup.cost > 1 else setup.size
     every = _stores(dims, setup, bufsize, piece) if cast[1] else math.prod(v.shape[i] for i in run)
-    if dims[0][2]:  # NB: a kept axis innermost
+    if dims[0][1 + _OUTPUT]:  # NB: a kept axis innermost
         return "sequential", run, every
     return "pairwise", run, block, piece, every
 
@@ -381,14 +382,32 @@ def _iterator_axes(shape: Sequence[int], order: list[int], *operands: Sequence[i
     return dims
 
 
-def _buffering(dims: list[list[int]], cast: tuple[bool, ...], bufsize: int) -> tuple[int, int, int, int, int]:
+_OUTPUT = 1  # NB: the operands of a reduction's iterator: its input, its output, a where= mask
+
+
+class _Buffering(NamedTuple):
+    """NumPy's buffering of a reduction (`_buffering`): its outer axis, the elements within it
+    (the core) and up to and along it, the cost of that choice, and its reduce axis (0: none)."""
+
+    outer: int
+    core: int
+    size: int
+    cost: int
+    flip: int
+
+    @property
+    def reduce_mode(self) -> bool:
+        """Whether the outer axis is the reduce axis: the iterator's reduce mode."""
+        return bool(self.flip) and self.outer == self.flip
+
+
+def _buffering(dims: list[list[int]], cast: tuple[bool, ...], bufsize: int) -> _Buffering:
     """NumPy 2's choice of buffering for a reduction over the iterator axes ``dims`` (see
     `_iterator_axes`; nditer's npyiter_find_buffering_setup, re-derived): going outwards, the
     cost of each candidate outer axis is (1 + operands buffered) / elements per buffer, an
     operand buffered where it is cast or once its strides stop joining; the search ends at the
     buffer's size and past the first axis where the output's stride turns from zero to not or
-    back (the reduce axis). Returns the outer axis, the elements within it (the core), those
-    up to and along it, the cost and the reduce axis (0: none)."""
+    back (the reduce axis)."""
     cost = 1 + sum(cast)
     joined = [1] * len(cast)  # NB: per operand (input, output, mask), the axes its strides join up to
     flip, size = 0, dims[0][0]
@@ -403,16 +422,16 @@ def _buffering(dims: list[list[int]], cast: tuple[bool, ...], bufsize: int) -> t
                     joined[op] += 1
                     continue
                 cost += not cast[op]
-            if op == 1 and 0 in (before[op], now[op]):
+            if op == _OUTPUT and 0 in (before[op], now[op]):
                 flip = d
         core, size = size, size * n1
         fill = bufsize if size > bufsize and cost > 1 else size
         if cost * best[2] <= best[3] * fill:
             best = (d, core, size, cost)
-    return (*best, flip)
+    return _Buffering(*best, flip)
 
 
-def _stores(dims: list[list[int]], setup: tuple, bufsize: int, piece: int) -> int:
+def _stores(dims: list[list[int]], setup: _Buffering, bufsize: int, piece: int) -> int:
     """The terms a result adds between two stores of its total in a cast output. NumPy writes
     the output's buffer back after each fill and reads it again before the next, unless in
     reduce mode the next fill starts at the same place of the output, which it then takes from
@@ -421,13 +440,13 @@ def _stores(dims: list[list[int]], setup: tuple, bufsize: int, piece: int) -> in
     Probed on NumPy 2.4: the float64 column sums of 5 x 8191 into an int32 output are cut to
     integers once, of 5 x 8192 after every row; a sum over axes 0 and 2 of 5 x 2048 x 4 once,
     of 5 x 3000 x 4 after every 4 terms."""
-    best, core, size, _, flip = setup
-    reduced = [not d[2] for d in dims]
-    if not flip or best != flip:
+    reduced = [not d[1 + _OUTPUT] for d in dims]
+    if not setup.reduce_mode:
         return 1 if not reduced[0] else piece  # NB: a fill holds a term of each result, or a piece of one
-    if not reduced[best] and size > bufsize:
-        return core  # NB: a kept outer axis the buffer holds part of: each fill at another place
-    n = core if reduced[0] else 1  # NB: the core: reduced axes (pairwise) or kept ones
+    best = setup.outer
+    if not reduced[best] and setup.size > bufsize:
+        return setup.core  # NB: a kept outer axis the buffer holds part of: each fill at another place
+    n = setup.core if reduced[0] else 1  # NB: the core: reduced axes (pairwise) or kept ones
     for d in range(best if reduced[best] else best + 1, len(dims)):
         if not reduced[d]:
             break

@@ -227,6 +227,27 @@ def test_sums_of_overlapping_windows_are_numpys(dtype):
     check_forms(forms, x, grid)
 
 
+@pytest.mark.parametrize("dtype", slow_beyond([np.float64, np.float32, np.complex128, np.float16], 2))
+def test_sums_of_broadcast_views_are_numpys(dtype):
+    """Zero strides (``np.broadcast_to``, ``as_strided``) have no say in the order of NumPy's
+    iterator, which keeps C order there: a column's sum of a row broadcast down adds the same
+    value row after row, a row's of a column broadcast across pairwise. They were XLA's sums
+    (19 of 30 such sums, means and products an ulp off in most values, session 38)."""
+    x, grid = data((257,), dtype), data((20, 30), dtype, 1)
+    forms = {
+        "columns_of_a_row": lambda x, g: np.broadcast_to(x, (300, x.size)).sum(axis=0),
+        "rows_of_a_column": lambda x, g: np.broadcast_to(x[:64, None], (64, 1000)).sum(axis=1),
+        "whole": lambda x, g: np.broadcast_to(x, (50, x.size)).sum(),
+        "row_means": lambda x, g: np.broadcast_to(x, (40, x.size)).mean(axis=1),
+        "transposed": lambda x, g: np.broadcast_to(x, (30, x.size)).T.sum(axis=1),
+        "middle": lambda x, g: np.broadcast_to(g[:, None, :], (20, 9, 30)).sum(axis=(0, 1)),
+        "middle_rows": lambda x, g: np.broadcast_to(g[:, None, :], (20, 9, 30)).sum(axis=(1, 2)),
+        "as_strided": lambda x, g: np.lib.stride_tricks.as_strided(x, (100, 40), (0, x.strides[0])).sum(axis=1),
+        "product": lambda x, g: np.broadcast_to(1 + x[:33] / 1e5, (300, 33)).prod(axis=0),
+    }
+    check_forms(forms, x, grid, fma=False)
+
+
 @pytest.mark.parametrize("dtype", slow_beyond([np.complex128, np.float32, np.float64, np.float16], 1))
 def test_sums_of_views_and_axes_as_numpys(dtype):
     a = data((60, 70, 9), dtype)
@@ -284,21 +305,26 @@ def test_signs_of_zero_are_numpys():
 
 
 RUNS = st.sampled_from([((0,), None), ((1,), None), ((0, 1), None), ((1, 2), None), ((2,), None), ((0, 2), None),
-                        (None, None), ((1,), np.float64), ((2,), np.float32), ((0,), np.float64)])
+                        (None, None), ((1,), np.float64), ((2,), np.float32), ((0,), np.float64),
+                        ((0, 2), np.float16)])
 
 
 @settings(max_examples=25, deadline=None)
 @given(shape=st.tuples(*[st.integers(1, 40)] * 2, st.integers(1, 300)), run=RUNS,
        step=st.sampled_from([1, 2, -1, 3]), transpose=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]),
        reduction=st.sampled_from(["sum", "sum", "prod"]),
-       into=st.sampled_from([None, None, np.int32, np.float32, np.float16]), initial=st.sampled_from([None, 0.7]))
+       into=st.sampled_from([None, None, np.int32, np.float32, np.float16]), initial=st.sampled_from([None, 0.7]),
+       out_transposed=st.booleans())
 def test_random_sums_and_products_are_numpys_where_numpys_order_is_known(shape, run, step, transpose, dtype,
-                                                                        reduction, into, initial):
+                                                                        reduction, into, initial, out_transposed):
     """Also into an ``out=`` of another type, which NumPy's iterator stores the total in between
-    its buffers and visits (view.summation), and from an ``initial=`` it writes there first."""
+    its buffers and visits (view.summation), and from an ``initial=`` it writes there first; an
+    ``out=`` laid out transposed orders the iterator's axes too."""
     axes, loop_dtype = run
     rng = np.random.default_rng(sum(shape))
     a = data(shape, dtype, seed=sum(shape)) if reduction == "sum" else (1 + rng.normal(size=shape) / 1000).astype(dtype)
+    if loop_dtype == np.float16 and reduction == "sum":  # NB: within float16's range, so never cast from inf
+        a = (a / np.abs(a).max() * 10).astype(dtype)
     view = a[:, ::step] if not transpose else a.transpose(2, 0, 1)[::step]
     options = {"initial": initial} if initial is not None else {}
 
@@ -306,7 +332,8 @@ def test_random_sums_and_products_are_numpys_where_numpys_order_is_known(shape, 
         v = a[:, ::step] if not transpose else a.transpose(2, 0, 1)[::step]
         if into is None:
             return getattr(v, reduction)(axis=axes, dtype=loop_dtype, **options)
-        out = np.zeros(getattr(np, reduction)(view, axis=axes).shape, into)
+        shape = getattr(np, reduction)(view, axis=axes).shape
+        out = np.zeros(shape[::-1], into).T if out_transposed else np.zeros(shape, into)
         getattr(np, reduction)(v, axis=axes, dtype=loop_dtype, out=out, **options)
         return out
 

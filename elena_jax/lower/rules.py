@@ -887,6 +887,7 @@ def _ordered(x, mask, name: str, axes: tuple[int, ...], keepdims: bool, initial,
     if order == "pairwise" and name == "add":
         start = 0 if initial is None else initial
         after = max(run, default=x.ndim) < min(kept, default=-1)  # NB: the kept axes after the run in memory
+        # NB: summed down, the run is one piece, so its total goes into out once (``every`` is all)
         if after and down((terms, *shape), x.dtype, *pieces[:2]):  # NB: no transpose (a Lazy here is a conversion)
             r = pairwise_sum(_arranged(x, (*run, *rest, *kept), (terms, *shape)), start, stored=stored, down=True)
         else:

@@ -89,9 +89,10 @@ def pairwise_sum(x, start, block: int | None = None, piece: int | None = None, e
         pieces = jnp.moveaxis(pieces, -1, 0)
     # NB: XLA folds 0.0 + v into v, which is -0.0 for v = -0.0 where NumPy's is 0.0
     total = _start(start, x.dtype, pieces.shape[1:], stored)
-    if every and piece and every > piece and stored != dtype:  # NB: a piece a call, stored every few
-        return converted(_pieces(_keeping(jnp.add, dtype), total, pieces, every // piece, stored), dtype)
-    step = _keeping(jnp.add, stored)  # NB: in turn, as NumPy's loop meets each buffer
+    call = _keeping(jnp.add, dtype)  # NB: a float16 total rounded where each call of the loop ends
+    if every and piece and every > piece and stored != dtype:  # NB: the iterator's reduce mode
+        return converted(_stored_every(call, total, pieces, every // piece, stored), dtype)
+    step = call if stored == dtype else _keeping(call, stored)  # NB: in turn, as NumPy's loop meets each buffer
     return converted(_in_turn(step, total, pieces, shared=n >= _SHARED), dtype)
 
 
@@ -184,35 +185,41 @@ def _start(start, dtype, shape, stored=None):
     return lax.optimization_barrier(jnp.broadcast_to(start, shape))
 
 
-def sequential(x, start, op=lax.add, visit: int | None = None, stored=None):
+def sequential(x, start, op=lax.add, every: int | None = None, stored=None):
     """``start op x[0] op x[1] ...``, one after another, over the first axis of ``x`` (per
     element of the others): NumPy's elementwise reduction loop, where a kept axis is innermost,
-    and its product loop everywhere (``op``: the multiplication). With ``visit`` and ``stored``:
-    the total stored in an ``out=`` of the ``stored`` type after every ``visit`` terms
+    and its product loop everywhere (``op``: the multiplication). With ``every`` and ``stored``:
+    the total stored in an ``out=`` of the ``stored`` type after every ``every`` terms
     (view.summation), and read back from it."""
     stored = _stored(x.dtype, stored)
     total = _start(start, x.dtype, x.shape[1:], stored)
-    if visit and visit < x.shape[0] and stored != x.dtype:
-        return _pieces(op, total, x.value if isinstance(x, Lazy) and visit > 1 else x, visit, stored)
+    if every and every < x.shape[0] and stored != x.dtype:
+        return _stored_every(op, total, x.value if isinstance(x, Lazy) and every > 1 else x, every, stored)
     return _in_turn(op, total, x, shared=x.shape[0] >= _SHARED)
 
 
 def in_pieces(x, start, op, block: int, piece: int, every: int | None = None, stored=None):
     """``start op x[0] op x[1] ...`` over the first axis of ``x`` (per element of the others) as
     NumPy's loop takes it through its buffer: in blocks of ``block`` terms, each cut into pieces
-    of ``piece`` (the last ones shorter), the total kept in the ``stored`` dtype after each piece
-    (see `_stored`), or after every ``every`` terms where NumPy's iterator keeps it in its
-    buffer longer (its pieces then whole blocks); where that changes nothing, `sequential`."""
+    of ``piece`` (the last ones shorter), one call of the loop each (a float16 total rounded
+    where it ends), the total kept in the ``stored`` dtype after each piece (see `_stored`), or
+    after every ``every`` terms where NumPy's iterator keeps it in its buffer longer; where that
+    changes nothing, `sequential`."""
     dtype, stored = x.dtype, _stored(x.dtype, stored)
     start, x = jnp.asarray(start, dtype), _widened(x)
-    if stored == x.dtype:
+    if stored == dtype == x.dtype:
         return sequential(x, start, op)
     total = _start(start, x.dtype, x.shape[1:], stored)
-    if every and every > piece and stored != dtype:
-        call = _keeping(lambda total, terms: _chain(op, total, terms)[0], dtype)
-        blocks = x.reshape(-1, block, *x.shape[1:])
-        return converted(_pieces(call, total, blocks, every // block, stored), dtype)
-    one_block = functools.partial(_pieces, op, piece=piece, stored=stored)
+    call = _keeping(lambda total, terms: _chain(op, total, terms)[0], dtype)
+    if every and every > piece and stored != dtype:  # NB: the iterator's reduce mode, whose pieces are whole blocks
+        return converted(_stored_every(call, total, x.reshape(-1, block, *x.shape[1:]), every // block, stored), dtype)
+
+    def one_block(total, terms):
+        whole = terms.shape[0] - terms.shape[0] % piece
+        if whole:
+            total = _stored_every(call, total, terms[:whole].reshape(-1, piece, *terms.shape[1:]), 1, stored)
+        return _keeping(call, stored)(total, terms[whole:]) if terms.shape[0] > whole else total
+
     n = x.shape[0]
     full = n - n % block
     if full:
@@ -220,18 +227,19 @@ def in_pieces(x, start, op, block: int, piece: int, every: int | None = None, st
     return converted(one_block(total, x[full:]) if n > full else total, dtype)
 
 
-def _pieces(op, total, terms, piece: int, stored: np.dtype):
-    """``op`` of ``total`` and each term in turn, the total rounded to ``stored`` after every
-    ``piece`` terms (the last piece shorter)."""
-    if piece == 1:  # NB: a chain of rounded steps, looped over blocks of 8, not a loop of one step each
-        return _chain(_keeping(op, stored), total, terms)[0]
-    finish = _keeping(lambda total, terms: _chain(op, total, terms)[0], stored)
-    n = terms.shape[0]
-    whole = n - n % piece
+def _stored_every(call, total, parts, every: int, stored: np.dtype):
+    """``call`` of ``total`` and each of ``parts`` in turn (a term, or the terms one call of
+    NumPy's loop takes), the total stored in (rounded to) an ``out=`` of the ``stored`` type after
+    every ``every`` parts and after the last."""
+    if every == 1:  # NB: a chain of rounded steps, looped over blocks of 8, not a loop of one step each
+        return _chain(_keeping(call, stored), total, parts)[0]
+    finish = _keeping(lambda total, group: _chain(call, total, group)[0], stored)
+    n = parts.shape[0]
+    whole = n - n % every
     if whole:
-        pieces = terms[:whole].reshape(-1, piece, *terms.shape[1:])
-        total = lax.scan(lambda t, p: (finish(t, p), None), total, pieces)[0]
-    return finish(total, terms[whole:]) if n > whole else total
+        groups = parts[:whole].reshape(-1, every, *parts.shape[1:])
+        total = lax.scan(lambda t, g: (finish(t, g), None), total, groups)[0]
+    return finish(total, parts[whole:]) if n > whole else total
 
 
 def _in_turn(step, total, terms, shared: bool):

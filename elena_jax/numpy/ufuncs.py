@@ -321,9 +321,11 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
     _refuse_raising_error_state(ufunc, (res_dtype,) * 3, [a, None])  # NB: a sum overflows, x // 0 divides
     if initial is not np._NoValue:
         # NB: NumPy's own conversion of it, and its errors (``initial=300`` of uint8 wrapped to 44):
-        # an empty reduction is its initial value
+        # an empty reduction is its initial value, in the loop's type where an out= chose it (1.3
+        # into a float64 out of float32 values is float64's 1.3)
+        loop = res_dtype if dtype is None and out is not None and res_dtype.kind in "fc" else dtype
         try:
-            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=dtype, initial=initial)
+            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=loop, initial=initial)
         except (OverflowError, ValueError, TypeError) as e:
             raise located(type(e), str(e)) from None
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
@@ -369,7 +371,8 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
 
 def _out_strides(out, axes: tuple[int, ...], keepdims: bool) -> list[int] | None:
     """A reduction's ``out=`` strides along each axis of its operand (0 along the reduced ones),
-    which NumPy's iterator orders its axes by too; None where it makes the output itself."""
+    which NumPy's iterator orders its axes by too; None where NumPy makes the output itself, or
+    it is not traced."""
     if not isinstance(out, Tracer):
         return None
     strides = list(out.memory_view.strides)
