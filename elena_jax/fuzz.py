@@ -43,7 +43,10 @@ result (`_order_free`: a value uniform per element of memory); ``library`` calls
 NumPy's library functions (`FUNCTIONS`: joins, sorts, pads, scans and
 ``ufunc.reduce``/``accumulate`` of every binary ufunc, statistics, interpolation,
 convolution, insert/delete/put...) with drawn arguments, some of which NumPy
-refuses, between views and writes.
+refuses, between views and writes; ``reductions`` draws sums, products and means into an
+``out=`` of another type, laid out as C or transposed, with ``dtype=``, ``initial=`` and
+``keepdims``, over arrays now and then as long as NumPy's buffer (8,192 elements), where its
+iterator stores the running total in ``out`` between buffers (view.summation).
 
 Choices go through a small interface with two sources: `RandomDraw`
 (campaigns: program ``i`` of seed ``S`` is drawn from ``Random("S:i")``, so it
@@ -454,6 +457,8 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
         axis = draw.choice([None, *range(-t.ndim, t.ndim)])
         keep = method not in ("cumsum", "argmax", "argmin") and draw.boolean()
         return ("reduce", f"r{k}", target, method, axis, keep)
+    if action == "reduce_into":
+        return _reduce_into(draw, f"r{k}", target, t)
     if action == "astype":  # NB: float sources stay float: a float -> int cast is defined only in range
         dtype = draw.choice([d for d in DTYPES if kind not in "fc" or d.startswith("float")])
         return ("view", f"r{k}", target, f".astype(np.{dtype})")
@@ -788,6 +793,36 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
     return True
 
 
+def _reduce_into(draw, name: str, x: str, t: np.ndarray) -> tuple:
+    """A sum, product or mean of ``x`` into a fresh ``out=`` of a drawn type (signed integers only,
+    of sums and means: a negative float into an unsigned one is not defined, nor a product's
+    running total, out of range, cut to an integer between buffers), C-ordered or transposed,
+    with ``dtype=``, ``keepdims`` and ``initial=`` drawn too."""
+    func = draw.choice(["sum", "sum", "prod", "mean", "add.reduce", "multiply.reduce"])
+    axes = [i for i in range(t.ndim) if draw.boolean()]
+    axis = draw.choice([None, tuple(axes), *range(t.ndim)]) if t.ndim else None
+    keep = draw.boolean()
+    shape = np.sum(np.empty(t.shape), axis=axis, keepdims=keep).shape
+    out = draw.choice(["float64", "float32", "float16"] + (["int16", "int32", "int64"] if "prod" not in func else [])
+                      + (["complex128", "complex64"] if t.dtype.kind == "c" else []))
+    laid = (shape[::-1], ".T") if len(shape) > 1 and draw.boolean() else (shape, "")
+    args = f", axis={axis}, out=np.zeros({laid[0]}, np.{out}){laid[1]}" + (", keepdims=True" if keep else "")
+    dtype = draw.choice([None, None, "float64", "float32"]) if t.dtype.kind != "c" else None
+    if dtype is not None:
+        args += f", dtype=np.{dtype}"
+    if func != "mean" and draw.integers(0, 2) == 0:
+        args += f", initial={draw.choice(['0.7', '2', '-1.3'])}"
+    return ("call", name, f"np.{func}", x, args)
+
+
+def _reduce_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
+    """Small shapes, and now and then one as long as NumPy's buffer along its kept or reduced
+    axes (where its iterator cuts a reduction into buffers, or keeps a total in one)."""
+    if draw.integers(0, 5):
+        return _any_shape(draw, first)
+    return draw.choice([(3, 8192), (2, 8193), (2, 3, 4100), (3, 2100, 4), (9000, 2), (20003,)])
+
+
 class RandomDraw:
     """The choices a program generator makes, from a seeded `random.Random` (campaigns).
 
@@ -933,6 +968,10 @@ STYLES = {
     # the general programs with b a view of a: arguments that share memory (overlapping, equal,
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
+    # reductions into an out= of another type and layout, with dtype= and initial=, over views
+    "reductions": Style(("reduce_into",) * 6 + ("view", "view", "view", "binary", "ufunc", "setitem", "augment"),
+                        _basic_index, _reduce_shape,
+                        ("float64", "float32", "float16", "int32", "int64", "uint8", "bool", "complex128")),
     # views that overlap themselves: as_strided (zero, repeated, negative strides) and
     # sliding_window_view windows of 1-D and 2-D arrays, views of them, reads and writes through them
     "overlap": Style(OVERLAP_ACTIONS, _basic_index, _overlap_shape, ("float64", "float64", "int64", "float32")),

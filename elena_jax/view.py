@@ -325,6 +325,8 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     their C order, the later one inner, and so do axes along which no operand steps but by
     zero (broadcast ones, ``np.broadcast_to``; see `_iterator_order`).
     """
+    if v.size == 0:
+        return None
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
     if out is None:  # NB: NumPy's own output: C-contiguous over the kept axes as they lie in memory
         out, step = [0] * len(v.shape), 1
@@ -334,7 +336,7 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     order = _iterator_order(big, *operands)
     run = tuple(i for i in reversed(order) if i in axes)
     if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
-        return ("pairwise", (), 1, 1, 1) if v.size else None
+        return "pairwise", (), 1, 1, 1
     dims = _iterator_axes(v.shape, order, *operands)
     setup = _buffering(dims, (*cast, False)[: len(operands)], bufsize)
     if setup.reduce_mode:  # NB: the reduced axes within the outer one, whole

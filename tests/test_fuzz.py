@@ -7,7 +7,7 @@ parameters, so this is the same as running each alone, at one compile per
 batch), plus every 25th program run op by op through functionalize
 (``jit=False``, write-back included). Programs whose last step NumPy refuses
 must fail with NumPy's exception type and leave the caller's arrays
-untouched. Programs 0..199 of the ``lanes``, ``stencil`` and ``library`` styles and
+untouched. Programs 0..199 of the ``lanes``, ``stencil``, ``library`` and ``reductions`` styles and
 0..99 of ``dtypes`` and ``overlap`` are checked the same way, programs 0..79 of the ``aliased`` style one
 by one, samples of the others under ``jax.vmap`` and ``jax.grad``, and
 hypothesis-driven samples (shrinking) check the `programs` strategy op by op.
@@ -41,7 +41,7 @@ from elena_jax.fuzz import (
 PROGRAMS, CHUNKS = 504, 8  # NB: the first chunk in the default run, all with `pytest -m slow`
 CAMPAIGN = Campaign(seed=0, batch=25, eager_every=25)
 STYLED = {style: Campaign(seed=0, steps=12, batch=25, eager_every=25, style=style)
-          for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks", "overlap")}
+          for style in ("lanes", "stencil", "aliased", "dtypes", "library", "masks", "overlap", "reductions")}
 SLOW = pytest.mark.slow
 
 
@@ -54,7 +54,7 @@ def split(style: str, n: int, default: int) -> list:
 # NB: aliased programs are compiled one by one (JAX parameters never share memory): fewer of them
 STYLED_RANGES = [*split("lanes", 200, 8), *split("stencil", 200, 8), *split("aliased", 80, 4),
                  *split("dtypes", 100, 8), *split("library", 200, 10), *split("masks", 100, 6),
-                 *split("overlap", 100, 4)]
+                 *split("overlap", 100, 4), *split("reductions", 200, 8)]
 # vmap and grad of every style; of these only with `pytest -m slow`
 TRANSFORMED_SLOW = ("lanes", "stencil", "library-dtypes", "masks", "overlap")
 TRANSFORMED = sorted(set(fuzz.STYLES) - {"aliased"})

@@ -194,6 +194,20 @@ def test_a_total_down_the_columns_is_stored_in_outs_type_after_each_visit(out):
         }, near_one, fma=False)
 
 
+def test_initial_is_converted_in_the_loop_the_out_chooses():
+    """With an ``out=`` and no ``dtype=``, NumPy's loop is its type for the operand and the out,
+    and ``initial=`` is converted to that loop's type: 1.3 into a float64 out of float32 values
+    is float64's 1.3 (it was float32's, 5e-8 off), -1.3 into an int32 out of uint32 values is
+    int64's -1 (elena_jax raised OverflowError, converting it to the operand's unsigned type)."""
+    x = np.random.default_rng(4).normal(size=(10, 13)).astype(np.float32)
+    check_forms({
+        "float64_out": lambda a: np.add.reduce(a, axis=None, out=np.zeros((), np.float64), initial=1.3),
+        "product": lambda a: np.multiply.reduce(a, axis=1, out=np.zeros(10, np.float64), initial=1.3),
+        "unsigned_into_signed": lambda a: np.add.reduce(np.arange(12, dtype=np.uint32).reshape(3, 4), axis=None,
+                                                        out=np.zeros((), np.int32), initial=-1.3),
+    }, x, fma=False)
+
+
 def test_only_wide_columns_of_a_sum_in_one_piece_are_summed_down():
     from elena_jax.lower import summation
 

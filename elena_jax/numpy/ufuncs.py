@@ -285,18 +285,24 @@ def reduce_dtype(ufunc, a, dtype, out=None):
     for ``a`` and ``out`` where it is inexact (float32 summed into a float64 ``out`` adds in
     float64, float64 into float32 too, float32 into int32 in float64); else ``a``'s, small
     integers and bools summed in int64."""
-    if dtype is None and out is not None and hasattr(out, "dtype"):
-        try:
-            loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None), reduction=True)[2]
-        except TypeError:  # NB: a float sum into an int out: the promoted loop, its result cast unsafely
-            try:
-                loop = ufunc.resolve_dtypes((out.dtype, a.dtype, None))[2]
-            except TypeError:
-                loop = None
-        if loop is not None and loop.kind in "fc":  # NB: integer results are the same in any width
-            return loop
+    loop = _loop_into(ufunc, a, dtype, out)
+    if loop is not None and loop.kind in "fc":  # NB: integer results are the same in any width
+        return loop
     with np.errstate(all="ignore"):
         return ufunc.reduce(np.ones((1,), a.dtype), dtype=dtype).dtype
+
+
+def _loop_into(ufunc, a, dtype, out) -> np.dtype | None:
+    """NumPy's loop dtype of ``ufunc.reduce`` of ``a`` into ``out``, where no ``dtype`` is given."""
+    if dtype is not None or out is None or not hasattr(out, "dtype"):
+        return None
+    try:
+        return ufunc.resolve_dtypes((out.dtype, a.dtype, None), reduction=True)[2]
+    except TypeError:  # NB: a float sum into an int out: the promoted loop, its result cast unsafely
+        try:
+            return ufunc.resolve_dtypes((out.dtype, a.dtype, None))[2]
+        except TypeError:
+            return None
 
 
 def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue,
@@ -323,9 +329,9 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
         # NB: NumPy's own conversion of it, and its errors (``initial=300`` of uint8 wrapped to 44):
         # an empty reduction is its initial value, in the loop's type where an out= chose it (1.3
         # into a float64 out of float32 values is float64's 1.3)
-        loop = res_dtype if dtype is None and out is not None and res_dtype.kind in "fc" else dtype
         try:
-            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=loop, initial=initial)
+            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=_loop_into(ufunc, a, dtype, out) or dtype,
+                                   initial=initial)
         except (OverflowError, ValueError, TypeError) as e:
             raise located(type(e), str(e)) from None
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
