@@ -459,6 +459,9 @@ def _step(draw, k: int, env: dict, style: Style) -> tuple:
         return ("reduce", f"r{k}", target, method, axis, keep)
     if action == "reduce_into":
         return _reduce_into(draw, f"r{k}", target, t)
+    if action == "broadcast":  # NB: zero strides, which have no say in the order of NumPy's iterator
+        copies = draw.choice([2, 7, 300] if t.size < 100 else [2, 3])
+        return ("call", f"v{k}", "np.broadcast_to", target, f", {(copies, *t.shape)}")
     if action == "astype":  # NB: float sources stay float: a float -> int cast is defined only in range
         dtype = draw.choice([d for d in DTYPES if kind not in "fc" or d.startswith("float")])
         return ("view", f"r{k}", target, f".astype(np.{dtype})")
@@ -780,6 +783,8 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
             return False
         if v.dtype.kind in "fc" and v.dtype != np.float16 and _subnormal(v):
             return False  # NB: XLA:CPU flushes subnormal floats to zero (not float16)
+    if not _totals_in_range(before, step):
+        return False
     mask = {"copyto": 3, "setitem": 2}.get(step[0])
     if mask is not None and _reads_overwritten_mask(env.get(step[mask]), env[step[1]]):
         return False  # NB: elena_jax refuses these: NumPy's result is its iteration order's
@@ -794,25 +799,43 @@ def _defined(before: dict, env: dict, step: tuple) -> bool:
 
 
 def _reduce_into(draw, name: str, x: str, t: np.ndarray) -> tuple:
-    """A sum, product or mean of ``x`` into a fresh ``out=`` of a drawn type (signed integers only,
-    of sums and means: a negative float into an unsigned one is not defined, nor a product's
-    running total, out of range, cut to an integer between buffers), C-ordered or transposed,
-    with ``dtype=``, ``keepdims`` and ``initial=`` drawn too."""
+    """A sum, product or mean of ``x`` (a function, or the array's method) into a fresh ``out=``
+    of a drawn type, C-ordered or transposed, with ``dtype=`` (float16 too), ``keepdims`` and
+    ``initial=`` drawn too. Integer outs are signed (a negative float into an unsigned one is
+    not defined) and take sums and means only (a product's running total, cut to an integer
+    between buffers, leaves the range), never of a float16 loop (which overflows: inf cut to
+    an integer); `_defined` keeps those whose totals stay in range all along."""
     func = draw.choice(["sum", "sum", "prod", "mean", "add.reduce", "multiply.reduce"])
+    method = func in ("sum", "prod", "mean") and draw.boolean()
     axes = [i for i in range(t.ndim) if draw.boolean()]
     axis = draw.choice([None, tuple(axes), *range(t.ndim)]) if t.ndim else None
     keep = draw.boolean()
     shape = np.sum(np.empty(t.shape), axis=axis, keepdims=keep).shape
-    out = draw.choice(["float64", "float32", "float16"] + (["int16", "int32", "int64"] if "prod" not in func else [])
+    dtype = draw.choice([None, None, "float64", "float32", "float16"]) if t.dtype.kind != "c" else None
+    counts = func in ("sum", "mean", "add.reduce") and dtype != "float16"
+    out = draw.choice(["float64", "float32", "float16"] + (["int16", "int32", "int64"] if counts else [])
                       + (["complex128", "complex64"] if t.dtype.kind == "c" else []))
     laid = (shape[::-1], ".T") if len(shape) > 1 and draw.boolean() else (shape, "")
-    args = f", axis={axis}, out=np.zeros({laid[0]}, np.{out}){laid[1]}" + (", keepdims=True" if keep else "")
-    dtype = draw.choice([None, None, "float64", "float32"]) if t.dtype.kind != "c" else None
+    args = f"axis={axis}, out=np.zeros({laid[0]}, np.{out}){laid[1]}" + (", keepdims=True" if keep else "")
     if dtype is not None:
         args += f", dtype=np.{dtype}"
     if func != "mean" and draw.integers(0, 2) == 0:
         args += f", initial={draw.choice(['0.7', '2', '-1.3'])}"
-    return ("call", name, f"np.{func}", x, args)
+    if method:
+        return ("view", name, x, f".{func}({args})")
+    return ("call", name, f"np.{func}", x, ", " + args)
+
+
+def _totals_in_range(before: dict, step: tuple) -> bool:
+    """Whether a reduction into an integer ``out=`` (`_reduce_into`) keeps every running total in
+    the out's range, which NumPy's iterator cuts it into between buffers (beyond it, the cast is
+    not defined): the operand's absolute values sum below it."""
+    line = render_step(step)
+    if step[0] not in ("call", "view") or "out=np.zeros(" not in line or ", np.int" not in line:
+        return True
+    x = before[step[2] if step[0] == "view" else step[3]]
+    bound = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)).sum() + 3
+    return bool(np.isfinite(bound) and bound < np.iinfo(np.int16).max)
 
 
 def _reduce_shape(draw, first: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -969,7 +992,8 @@ STYLES = {
     # transposed, read-only), traced as views of one storage and written back through each
     "aliased": Style(GENERAL_ACTIONS, _basic_index, _any_shape, tuple(DTYPES), _view_of),
     # reductions into an out= of another type and layout, with dtype= and initial=, over views
-    "reductions": Style(("reduce_into",) * 6 + ("view", "view", "view", "binary", "ufunc", "setitem", "augment"),
+    "reductions": Style(("reduce_into",) * 6 + ("view", "view", "broadcast", "binary", "ufunc", "setitem",
+                                                 "augment"),
                         _basic_index, _reduce_shape,
                         ("float64", "float32", "float16", "int32", "int64", "uint8", "bool", "complex128")),
     # views that overlap themselves: as_strided (zero, repeated, negative strides) and
