@@ -329,9 +329,9 @@ def ufunc_reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial
         # NB: NumPy's own conversion of it, and its errors (``initial=300`` of uint8 wrapped to 44):
         # an empty reduction is its initial value, in the loop's type where an out= chose it (1.3
         # into a float64 out of float32 values is float64's 1.3)
+        loop = _loop_into(ufunc, a, dtype, out)
         try:
-            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=_loop_into(ufunc, a, dtype, out) or dtype,
-                                   initial=initial)
+            initial = ufunc.reduce(np.empty(0, a.dtype), dtype=dtype if loop is None else loop, initial=initial)
         except (OverflowError, ValueError, TypeError) as e:
             raise located(type(e), str(e)) from None
     empty = any(a.shape[i] == 0 for i in axes) or (where is not True)
