@@ -307,7 +307,8 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     one element, outermost in the iterator first), where ``cast`` says whether its input and
     its output go through a buffer of ``bufsize`` elements to be cast, and ``out`` gives the
     output's stride along each axis of ``v`` (0 along the reduced ones; by default NumPy's own
-    output, laid out as the kept axes lie in memory), ``where`` a mask's, if any:
+    output, allocated C-contiguous in the iterator's order of the kept axes), ``where`` a mask's,
+    if any:
 
     - ``("pairwise", run, block, piece, every)`` when one of them is the iterator's
       innermost: each result's terms, in the order of ``run``, are cut into blocks of
@@ -328,12 +329,14 @@ def summation(v: View, axes: Sequence[int], cast: tuple[bool, bool] = (False, Fa
     if v.size == 0:
         return None
     big = [i for i in range(len(v.shape)) if v.shape[i] > 1]
-    if out is None:  # NB: NumPy's own output: C-contiguous over the kept axes as they lie in memory
-        out, step = [0] * len(v.shape), 1
-        for i in sorted((i for i in big if i not in axes), key=lambda i: (abs(v.strides[i]), -i)):
+    masks = (where,) if where is not None else ()
+    if out is None:  # NB: NumPy allocates its own output after ordering the axes, C-contiguous in that order
+        order, out, step = _iterator_order(big, v.strides, *masks), [0] * len(v.shape), 1
+        for i in (i for i in order if i not in axes):
             out[i], step = step, step * v.shape[i]
-    operands = (v.strides, out) + ((where,) if where is not None else ())
-    order = _iterator_order(big, *operands)
+    else:
+        order = _iterator_order(big, v.strides, out, *masks)
+    operands = (v.strides, out, *masks)
     run = tuple(i for i in reversed(order) if i in axes)
     if not run:  # NB: one term per result, which NumPy's loop still adds to (multiplies with) the identity
         return "pairwise", (), 1, 1, 1

@@ -307,14 +307,31 @@ def test_a_cast_output_holds_the_total_between_the_buffers_numpy_does_not_reuse(
 def test_numpys_iterator_orders_axes_by_every_operands_strides():
     """A reduction into a given ``out=`` orders its axes by the output's strides too, C order
     winning a conflict: the sum of a.transpose(2, 0, 1) (strides 1, 24, 3) over its last axis
-    into a C-contiguous output runs along that axis, pairwise (its own output, laid out as the
-    kept axes lie in memory, would take them one term after another)."""
+    into a C-contiguous output runs along that axis, pairwise (into its own output, allocated
+    after the order is chosen, one term after another)."""
     view = V.View.make((3, 2, 8), (1, 24, 3))
     assert V.summation(view, (2,))[0] == "sequential"
     assert V.summation(view, (2,), out=(2, 1, 0))[:2] == ("pairwise", (2,))
     assert V._iterator_order([0, 1, 2], (1, 24, 3), (2, 1, 0)) == [2, 1, 0]
     assert V._iterator_order([0, 1, 2], (1, 24, 3), (1, 3, 0)) == [0, 2, 1]  # NB: no conflict: memory order
     assert V._iterator_order([0, 1], (5, 5)) == [1, 0]  # NB: equal strides keep C order
+
+
+def test_numpys_own_output_has_no_say_in_the_order_of_the_axes():
+    """NumPy allocates a reduction's output after ordering the axes (its strides are zero until
+    then), C-contiguous in that order: a view of strides (-1, 0, 1600, 40) summed over its last
+    axis runs along axis 0 innermost, each result adding its 40 terms one after another (an output
+    laid out beforehand by the kept axes' strides would have put the reduced axis innermost)."""
+    view = V.View.make((40, 3, 2, 40), (-1, 0, 1600, 40), 39)
+    assert V.summation(view, (3,)) == ("sequential", (3,), 40)
+    assert V._iterator_order([0, 1, 2, 3], view.strides) == [0, 3, 2, 1]
+    x = np.random.default_rng(0).normal(size=3200)
+    a = np.broadcast_to(x.reshape(2, 40, 40).transpose(2, 0, 1)[::-1, None], (40, 3, 2, 40))
+    assert a.strides == tuple(8 * s for s in view.strides)
+    one_by_one = np.zeros((40, 3, 2))
+    for k in range(40):
+        one_by_one += a[..., k]
+    assert a.sum(axis=3).tobytes() == one_by_one.tobytes()
 
 
 def test_diagonal_names_the_first_row_column_and_step_of_a_view_down_the_rows():
