@@ -189,6 +189,8 @@ def render_step(step: tuple) -> str:
     if kind == "reduce":  # (name, x, method, axis, keepdims)
         keep = ", keepdims=True" if f[4] else ""
         return f"{f[0]} = {f[1]}.{f[2]}(axis={f[3]}{keep})"
+    if kind == "reduce_into":  # (name, x, function, as a method, arguments, out's dtype)
+        return f"{f[0]} = {f[1]}.{f[2]}({f[4]})" if f[3] else f"{f[0]} = np.{f[2]}({f[1]}, {f[4]})"
     if kind == "setitem":  # (target, index, value)
         return f"{f[0]}[{f[1]}] = {f[2]}"
     if kind == "augment":  # (target, index or None, operator, value)
@@ -232,7 +234,7 @@ def render(steps: list[tuple], returns: list[str] | None = None) -> str:
 
 
 def _returns(steps: list[tuple]) -> list[str]:
-    names = [s[1] for s in steps if s[0] in ("view", "call", "binary", "ufunc", "reduce")]
+    names = [s[1] for s in steps if s[0] in ("view", "call", "binary", "ufunc", "reduce", "reduce_into")]
     return names[-4:]
 
 
@@ -821,19 +823,16 @@ def _reduce_into(draw, name: str, x: str, t: np.ndarray) -> tuple:
         args += f", dtype=np.{dtype}"
     if func != "mean" and draw.integers(0, 2) == 0:
         args += f", initial={draw.choice(['0.7', '2', '-1.3'])}"
-    if method:
-        return ("view", name, x, f".{func}({args})")
-    return ("call", name, f"np.{func}", x, ", " + args)
+    return ("reduce_into", name, x, func, method, args, out)
 
 
 def _totals_in_range(before: dict, step: tuple) -> bool:
     """Whether a reduction into an integer ``out=`` (`_reduce_into`) keeps every running total in
     the out's range, which NumPy's iterator cuts it into between buffers (beyond it, the cast is
     not defined): the operand's absolute values sum below it."""
-    line = render_step(step)
-    if step[0] not in ("call", "view") or "out=np.zeros(" not in line or ", np.int" not in line:
+    if step[0] != "reduce_into" or not step[6].startswith("int"):
         return True
-    x = before[step[2] if step[0] == "view" else step[3]]
+    x = before[step[2]]
     bound = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)).sum() + 3
     return bool(np.isfinite(bound) and bound < np.iinfo(np.int16).max)
 
