@@ -275,6 +275,11 @@ class Functionalized:
                 key.append(("static", static_type, value, _zero_signs(value)))
         strided = any(not leaves[i].flags.c_contiguous for i, _ in numpy_at)
         memories = _alias(leaves, key, numpy_at) if len(numpy_at) > 1 or strided else None
+        first: dict[int, int] = {}
+        for i, k in numpy_at:
+            j = first.setdefault(id(leaves[i]), i)
+            if j != i:  # NB: the same array passed again is the same object inside, as NumPy's `x is y`
+                key[k] += (("same", j),)
         return treedef, leaves, tuple(key), memories
 
     def _mark_static(self, args, kwargs):
@@ -658,6 +663,7 @@ class _Arguments:
     An array argument is a storage of its own, defined by an "arg" op, unless
     its key entry puts it in a group of arguments that share memory: then it
     is its View of the group's one storage, whose input is the group's memory.
+    An array passed twice is one tracer (`x is y`, as NumPy's function sees it).
     """
 
     def __init__(self, trace: Trace, key: tuple, paths: list[str]) -> None:
@@ -679,6 +685,8 @@ class _Arguments:
                 self.tracers.append(slice(*k[2]) if k[1] is slice else k[2])
                 continue
             shape, dtype, writeable, nature, *alias = k
+            same = [a[1] for a in alias if a[0] == "same"]
+            alias = [a for a in alias if a[0] != "same"]
             i = len(self.storages)
             check_dtype_supported(dtype, f"argument {paths[i]}, an array")
             if alias and alias[0][0] == "memory":
@@ -696,6 +704,9 @@ class _Arguments:
             self.storages.append(s)
             self.views.append(view)
             self.writeable.append(writeable)
+            if same and alias[0][0] == "memory":  # NB: one storage, one view: one tracer, as one object
+                self.tracers.append(self.array_tracers()[same[0]])
+                continue
             t = Tracer(trace, s, view, writeable)
             # NB: a Python number's promotion is weak (NumPy 2); it and a NumPy scalar are immutable
             t.weak, t.scalar = nature == "weak", nature != "array"

@@ -955,6 +955,31 @@ def test_aliasing_pattern_is_part_of_the_cache_key():
     assert len(calls) == 4  # (x, x) and (y, y) share one program, so do the two x[1:], x[:-1]
 
 
+def shift_if_same(x, y):
+    if x is y:  # NB: NumPy's function is passed the one object twice
+        x += 1
+    else:
+        x -= 1
+    return np.float64(x is y), x + y
+
+
+@pytest.mark.parametrize("pattern", [lambda a: (a, a), lambda a: (a, a[:]), lambda a: (a, a.copy()),
+                                     lambda a: (a.T, a.T), lambda a: (a[:, ::2], a[:, 1::2])])
+def test_an_array_passed_twice_is_one_object_inside(pattern):
+    """``f(a, a)``: ``x is y`` inside, as in NumPy (an acceptance campaign's find, session 39: two
+    tracers of one storage, so a branch on identity took the other way); a view of ``a`` is
+    another object (``a[:]``), and so is ``a.T`` made twice. Both are parts of the cache key."""
+    a = np.arange(12.0).reshape(3, 4)
+    check_against_numpy(lambda x, y: shift_if_same(*pattern(x)) + (y,), a, a.copy(), rtol=0, atol=0)
+    t = a.T
+    check_against_numpy(shift_if_same, t, t, rtol=0, atol=0)
+    g = elena_jax.functionalize(shift_if_same)
+    b = np.zeros(3)
+    assert [float(g(*args)[0]) for args in ((b, b), (b, b.copy()), (b, b))] == [1.0, 0.0, 1.0]
+    c = jnp.zeros(3)  # NB: JAX arrays are traced as jax.jit traces them, each leaf a tracer of its own
+    assert not elena_jax.functionalize(lambda x, y: x is y)(c, c)
+
+
 def test_pure_of_arguments_that_share_memory_returns_each_updated_view():
     x = np.arange(6.0)
     result, (new_a, new_b) = elena_jax.pure(add_then_read)(x, x[::2])
