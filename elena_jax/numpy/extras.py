@@ -1263,17 +1263,14 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     """``ufunc.reduceat`` with static indices: each segment ``[i, j)`` reduced, ``a[i]`` itself
     where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied, so
     ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
+    a = _arr(array)
+    axis = V.normalize_axis(axis, a.ndim)
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
         known = _known(indices)
         if known is None:
-            raise ConcretizationError(
-                f"np.{ufunc.__name__}.reduceat with traced indices: its segments' lengths depend on the data, "
-                f"and NumPy's order of adding a segment follows its length; pass the indices as a static "
-                f"argument (a tuple, with static_argnums) or build them inside the function from known values"
-                f"\n  at {user_location()}")
+            return _into(np.moveaxis(_traced_reduceat(ufunc, np.moveaxis(a, axis, -1), indices, dtype), -1, axis),
+                         out)
         indices = known
-    a = _arr(array)
-    axis = V.normalize_axis(axis, a.ndim)
     idx = np.asarray(indices)
     if idx.ndim == 1 and not idx.size:  # NB: np.asarray([]) is float64; NumPy takes it as no index
         idx = idx.astype(np.intp)
@@ -1301,6 +1298,53 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if not np.array_equal(placed, np.arange(len(placed))):
         result = result[..., placed]
     return _into(np.moveaxis(result, -1, axis), out)
+
+
+#: ufuncs whose reduction of a segment is the same in any order and grouping, by dtype kinds: the
+#: integers' wrapping sums and products, the bitwise and logical ones, extrema (NaN propagates
+#: either way; of equal zeros the sign kept is any one's, as for np.max)
+_ORDER_FREE = {"add": "biu", "multiply": "biu", "bitwise_and": "biu", "bitwise_or": "biu", "bitwise_xor": "biu",
+               "logical_and": "biufc", "logical_or": "biufc", "logical_xor": "biufc", "maximum": "biuf",
+               "minimum": "biuf", "fmax": "biuf", "fmin": "biuf"}
+
+
+def _traced_reduceat(ufunc, runs, indices, dtype):
+    """``ufunc.reduceat`` of traced ``indices`` along the last axis of ``runs``, for a ufunc whose
+    segments reduce alike in any order (`_ORDER_FREE`): each segment as the parts of lengths 2**k
+    its length is made of (binary lifting), each part gathered from a table of the reductions of
+    every run of 2**k elements. Elsewhere refused: NumPy's order of adding a float segment follows
+    its length, which is data."""
+    kind = ufunc.reduceat(np.ones(1, runs.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
+    if kind.kind not in _ORDER_FREE.get(ufunc.__name__, "") or runs.dtype.kind not in "biufc":
+        raise ConcretizationError(
+            f"np.{ufunc.__name__}.reduceat of {runs.dtype} with traced indices: its segments' lengths depend on "
+            f"the data, and NumPy's order of reducing a segment ({ufunc.__name__} of {kind} is not exact in "
+            f"every order) follows its length; pass the indices as a static argument (a tuple, with "
+            f"static_argnums) or build them inside the function from known values\n  at {user_location()}")
+    if indices.ndim != 1 or indices.dtype.kind not in "iu":
+        raise located(TypeError, "index must be a 1-d array of integers")
+    n = runs.shape[-1]
+    if not indices.shape[0]:
+        return np.zeros(runs.shape[:-1] + (0,), kind)
+    _check_range(indices, 0, n, IndexError, f"index{{}} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    start = np.clip(indices, 0, n - 1)
+    ends = np.concatenate([start[1:], np.full(1, n, start.dtype)])
+    remaining = np.where(ends > start + 1, ends - start, 1)  # NB: j <= i + 1: the element a[i] alone
+    table, total, begun = runs.astype(kind), None, None
+    for k in range(max(n.bit_length(), 1)):
+        if k:  # NB: table k reduces each run of 2**k elements that fits
+            half = 1 << (k - 1)
+            table = ufunc(table[..., :-half], table[..., half:], dtype=kind)
+        take = (remaining >> k) & 1 != 0
+        part = table[..., np.minimum(start, table.shape[-1] - 1)]
+        if total is None:
+            total, begun = part, take
+        else:
+            both = ufunc(total, part, dtype=kind)
+            total = np.where(take & begun, both, np.where(take, part, total))
+            begun = begun | take
+        start = start + np.where(take, 1 << k, 0)
+    return total
 
 
 def _into(result, out):
