@@ -2224,6 +2224,22 @@ def test_pad_with_a_function_is_numpys_protocol():
                         rtol=0, atol=0)
 
 
+def test_a_singular_matrix_known_at_trace_time_is_numpys_linalgerror():
+    """np.linalg.inv/solve of a constant matrix made inside f (np.array of numbers) that is singular:
+    NumPy's LinAlgError when tracing, naming the line (acceptance campaign O, session 39: a result
+    of NaNs); of a traced matrix only with checked=True; a regular constant matrix is solved."""
+    a = np.random.default_rng(3).normal(size=(4, 4))
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    for f in (lambda a: np.linalg.inv(np.array([[1.0, 2.0], [2.0, 4.0]])) @ a[:2, :2],
+              lambda a: np.linalg.solve(np.array([[1.0, 2.0], [2.0, 4.0]]), a[:2, 0])):
+        with pytest.raises(np.linalg.LinAlgError, match=r"Singular matrix\n  at .*test_numpy_api.py"):
+            elena_jax.functionalize(f)(a)
+    check_against_numpy(lambda a: np.linalg.solve(np.array([[2.0, 1.0], [1.0, 3.0]]), a[:2]), a)
+    with pytest.raises(np.linalg.LinAlgError, match="checked mode"):
+        elena_jax.functionalize(np.linalg.inv, checked=True)(singular)
+    assert np.isfinite(np.asarray(elena_jax.functionalize(np.linalg.det)(singular)))
+
+
 def test_linalg_results_of_empty_inputs_are_numpys_named_tuples():
     """Of empty inputs (NumPy's own answer, run on stand-ins) np.linalg.eigh, qr, slogdet and svd
     were plain tuples: ``.eigenvalues`` raised AttributeError (campaign J, session 31)."""

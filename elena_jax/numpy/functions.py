@@ -1610,8 +1610,30 @@ for _name in ("matmul", "vecdot", "matvec", "vecmat"):
     if hasattr(np, _name):
         UFUNCS[_name] = _gufunc(getattr(np, _name))
 
-for _name in ("det", "inv", "solve"):
-    implements(getattr(np.linalg, _name))(jnp_function(getattr(np.linalg, _name), f"linalg.{_name}"))
+def _singular_raised(func):
+    """``np.linalg.inv``/``solve``, which NumPy refuses with LinAlgError for a singular matrix: at
+    trace time where the matrix is known then (made inside f from constants: ``np.ones((3, 3))``),
+    else in checked mode only (the generic op's flag)."""
+    generic = jnp_function(func, f"linalg.{func.__name__}")
+
+    def impl(a, *rest):
+        known = _known(a)
+        if known is not None and isinstance(a, Tracer):
+            stand_ins = [np.zeros(np.shape(b), dtype_of(b)) for b in rest]  # NB: only the matrix decides
+            try:
+                with np.errstate(all="ignore"):
+                    func(np.asarray(known), *stand_ins)
+            except np.linalg.LinAlgError as e:
+                raise located(np.linalg.LinAlgError, str(e)) from None
+        return generic(a, *rest)
+
+    impl.__name__ = func.__name__
+    return impl
+
+
+implements(np.linalg.det)(jnp_function(np.linalg.det, "linalg.det"))
+for _name in ("inv", "solve"):
+    implements(getattr(np.linalg, _name))(_singular_raised(getattr(np.linalg, _name)))
 
 
 def _split(indices_fn):
