@@ -812,7 +812,7 @@ def _reduce_into(draw, name: str, x: str, t: np.ndarray) -> tuple:
     axes = [i for i in range(t.ndim) if draw.boolean()]
     axis = draw.choice([None, tuple(axes), *range(t.ndim)]) if t.ndim else None
     keep = draw.boolean()
-    shape = np.sum(np.empty(t.shape), axis=axis, keepdims=keep).shape
+    shape = np.sum(np.zeros(t.shape), axis=axis, keepdims=keep).shape  # NB: np.empty's garbage: warnings
     dtype = draw.choice([None, None, "float64", "float32", "float16"]) if t.dtype.kind != "c" else None
     counts = func in ("sum", "mean", "add.reduce") and dtype != "float16"
     out = draw.choice(["float64", "float32", "float16"] + (["int16", "int32", "int64"] if counts else [])
