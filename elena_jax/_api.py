@@ -704,7 +704,8 @@ class _Arguments:
             self.storages.append(s)
             self.views.append(view)
             self.writeable.append(writeable)
-            if same and alias[0][0] == "memory":  # NB: one storage, one view: one tracer, as one object
+            if same and (not alias or alias[0][0] == "memory"):  # NB: one object, one tracer (read-only, empty:
+                # no group, never written; a group: one storage, one view)
                 self.tracers.append(self.array_tracers()[same[0]])
                 continue
             t = Tracer(trace, s, view, writeable)

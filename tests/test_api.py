@@ -976,6 +976,10 @@ def test_an_array_passed_twice_is_one_object_inside(pattern):
     g = elena_jax.functionalize(shift_if_same)
     b = np.zeros(3)
     assert [float(g(*args)[0]) for args in ((b, b), (b, b.copy()), (b, b))] == [1.0, 0.0, 1.0]
+    frozen, empty = np.arange(3.0), np.zeros(0)
+    frozen.flags.writeable = False  # NB: neither is a group of shared memory (IndexError, a review's find)
+    for x in (frozen, empty):
+        check_against_numpy(lambda x, y: (x + y, np.float64(x is y)), x, x, rtol=0, atol=0)
     c = jnp.zeros(3)  # NB: JAX arrays are traced as jax.jit traces them, each leaf a tracer of its own
     assert not elena_jax.functionalize(lambda x, y: x is y)(c, c)
 

@@ -1054,6 +1054,25 @@ def test_reduceat_of_traced_indices_where_a_segments_order_does_not_matter(ufunc
                         rtol=0, atol=0)
 
 
+def test_reduceat_takes_its_indices_as_numpy_does():
+    """Traced or not: bool and small integer indices (int8 indices of 200 elements, whose end is no
+    int8: OverflowError, a review's find), gcd (of absolute values, in any order); NumPy's errors for
+    an array of floats or uint64 (TypeError), of other than one axis (ValueError); a list of floats
+    cast (2.5 is 2)."""
+    x = np.arange(200.0)
+    ints = np.array([-4, 6, -9, 12, 0, 5, 7, 14])
+    for f, a, idx in [(np.maximum.reduceat, x, np.array([0, 100], np.int8)),
+                      (np.minimum.reduceat, x[:5], np.array([True, False])),
+                      (np.gcd.reduceat, ints, np.array([0, 3, 4, 2, 6]))]:
+        check_against_numpy(lambda a, i, f=f: f(a, i), a, idx, rtol=0, atol=0)
+        check(lambda a, f=f, idx=idx: f(a, idx), a)
+    for idx in (np.array([0, 2], np.uint64), np.array([0.0, 2.0]), np.array([[0, 2]]), np.array(2)):
+        check(lambda a, i: np.maximum.reduceat(a, i), x[:5], idx)
+        check(lambda a, idx=idx: np.maximum.reduceat(a, idx), x[:5])
+    for idx in ([0, 2.5], [True, False], 2, []):
+        check(lambda a, idx=idx: np.maximum.reduceat(a, idx), x[:5])
+
+
 def test_reduceat_of_traced_indices_is_refused_where_numpys_order_is_data():
     """A float sum or product of a segment: NumPy's order (pairwise) follows its length, which is data;
     out-of-range traced indices are NumPy's IndexError in checked mode."""
@@ -2231,10 +2250,12 @@ def test_a_singular_matrix_known_at_trace_time_is_numpys_linalgerror():
     a = np.random.default_rng(3).normal(size=(4, 4))
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     for f in (lambda a: np.linalg.inv(np.array([[1.0, 2.0], [2.0, 4.0]])) @ a[:2, :2],
-              lambda a: np.linalg.solve(np.array([[1.0, 2.0], [2.0, 4.0]]), a[:2, 0])):
+              lambda a: np.linalg.solve(np.array([[1.0, 2.0], [2.0, 4.0]]), a[:2, 0]),
+              lambda a: np.linalg.solve([[1.0, 2.0], [2.0, 4.0]], b=a[:2, 0])):
         with pytest.raises(np.linalg.LinAlgError, match=r"Singular matrix\n  at .*test_numpy_api.py"):
             elena_jax.functionalize(f)(a)
     check_against_numpy(lambda a: np.linalg.solve(np.array([[2.0, 1.0], [1.0, 3.0]]), a[:2]), a)
+    check_against_numpy(lambda a: np.linalg.solve(a=a[:2, :2], b=a[:2, 0]), a)  # NB: by keyword (a review's find)
     with pytest.raises(np.linalg.LinAlgError, match="checked mode"):
         elena_jax.functionalize(np.linalg.inv, checked=True)(singular)
     assert np.isfinite(np.asarray(elena_jax.functionalize(np.linalg.det)(singular)))

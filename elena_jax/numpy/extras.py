@@ -1265,6 +1265,8 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
     a = _arr(array)
     axis = V.normalize_axis(axis, a.ndim)
+    if isinstance(indices, (Tracer, np.ndarray)):  # NB: an array's type must cast to intp safely, a list's not
+        _check_index_array(np.ndim(indices), dtype_of(indices))
     if isinstance(indices, Tracer):  # NB: a constant made inside f (np.array([...])) is known
         known = _known(indices)
         if known is None:
@@ -1272,10 +1274,8 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
                          out)
         indices = known
     idx = np.asarray(indices)
-    if idx.ndim == 1 and not idx.size:  # NB: np.asarray([]) is float64; NumPy takes it as no index
-        idx = idx.astype(np.intp)
-    if idx.ndim != 1 or idx.dtype.kind not in "iu":
-        raise located(TypeError, "index must be a 1-d array of integers")
+    _check_index_array(idx.ndim, np.dtype(np.intp))
+    idx = idx.astype(np.intp)  # NB: [0, 2.5] is [0, 2] to NumPy, [] no index
     n = a.shape[axis]
     bad = idx[(idx < 0) | (idx >= n)]
     if bad.size:
@@ -1302,10 +1302,20 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
 
 #: ufuncs whose reduction of a segment is the same in any order and grouping, by dtype kinds: the
 #: integers' wrapping sums and products, the bitwise and logical ones, extrema (NaN propagates
-#: either way; of equal zeros the sign kept is any one's, as for np.max)
+#: either way; of equal zeros the sign kept is any one's, as for np.max), gcd (of absolute values)
 _ORDER_FREE = {"add": "biu", "multiply": "biu", "bitwise_and": "biu", "bitwise_or": "biu", "bitwise_xor": "biu",
                "logical_and": "biufc", "logical_or": "biufc", "logical_xor": "biufc", "maximum": "biuf",
-               "minimum": "biuf", "fmax": "biuf", "fmin": "biuf"}
+               "minimum": "biuf", "fmax": "biuf", "fmin": "biuf", "gcd": "iu"}
+
+
+def _check_index_array(ndim: int, dtype: np.dtype) -> None:
+    """NumPy's errors for reduceat's indices of other than one axis, or an array of them of a type
+    that does not cast to intp safely (float, uint64)."""
+    if ndim != 1:
+        raise located(ValueError, f"object {'too deep' if ndim else 'of too small depth'} for desired array")
+    if not np.can_cast(dtype, np.intp, "safe"):
+        raise located(TypeError, f"Cannot cast array data from {dtype!r} to {np.dtype(np.intp)!r} according to the "
+                      "rule 'safe'")
 
 
 def _traced_reduceat(ufunc, runs, indices, dtype):
@@ -1321,11 +1331,10 @@ def _traced_reduceat(ufunc, runs, indices, dtype):
             f"the data, and NumPy's order of reducing a segment ({ufunc.__name__} of {kind} is not exact in "
             f"every order) follows its length; pass the indices as a static argument (a tuple, with "
             f"static_argnums) or build them inside the function from known values\n  at {user_location()}")
-    if indices.ndim != 1 or indices.dtype.kind not in "iu":
-        raise located(TypeError, "index must be a 1-d array of integers")
     n = runs.shape[-1]
     if not indices.shape[0]:
         return np.zeros(runs.shape[:-1] + (0,), kind)
+    indices = indices.astype(np.intp)  # NB: int8 indices of 200 elements: the end, 200, is no int8
     _check_range(indices, 0, n, IndexError, f"index{{}} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
     start = np.clip(indices, 0, n - 1)
     ends = np.concatenate([start[1:], np.full(1, n, start.dtype)])

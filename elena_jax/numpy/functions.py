@@ -1612,20 +1612,25 @@ for _name in ("matmul", "vecdot", "matvec", "vecmat"):
 
 def _singular_raised(func):
     """``np.linalg.inv``/``solve``, which NumPy refuses with LinAlgError for a singular matrix: at
-    trace time where the matrix is known then (made inside f from constants: ``np.ones((3, 3))``),
-    else in checked mode only (the generic op's flag)."""
+    trace time where the matrix is known then (made inside f from numbers, ``np.array([[1., 2.],
+    [2., 4.]])``, or a list of them), else in checked mode only (the generic op's flag)."""
     generic = jnp_function(func, f"linalg.{func.__name__}")
 
-    def impl(a, *rest):
-        known = _known(a)
-        if known is not None and isinstance(a, Tracer):
-            stand_ins = [np.zeros(np.shape(b), dtype_of(b)) for b in rest]  # NB: only the matrix decides
-            try:
+    def impl(*args, **kwargs):
+        given = dict(zip(("a", "b"), args), **kwargs)
+        a = given.get("a")
+        known = _known(a) if isinstance(a, Tracer) else (
+            a if isinstance(a, (list, tuple, np.ndarray)) and not has_tracer(a) else None)
+        if known is not None:
+            stand_ins = {k: np.zeros(np.shape(v), dtype_of(v)) for k, v in given.items() if k != "a"}
+            try:  # NB: only the matrix decides, with stand-ins of the others' shapes and types
                 with np.errstate(all="ignore"):
-                    func(np.asarray(known), *stand_ins)
+                    func(np.asarray(known), **stand_ins)
             except np.linalg.LinAlgError as e:
                 raise located(np.linalg.LinAlgError, str(e)) from None
-        return generic(a, *rest)
+            except (TypeError, ValueError):  # NB: NumPy's errors of the arguments come from the generic op
+                pass
+        return generic(*args, **kwargs)
 
     impl.__name__ = func.__name__
     return impl
