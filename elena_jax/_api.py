@@ -370,6 +370,7 @@ class Functionalized:
             except Exception as e:
                 if isinstance(e, TypeError):
                     _refuse_jax_on_tracers(e, self.f)
+                    _refuse_outer_tracers(e)
                 if not names_a_location(e):  # NB: NumPy's own errors (np.sum(a, axiz=0), np.sin.reduce) name no line
                     e.add_note(f"  at {raised_at(e)}")
                 raise
@@ -596,6 +597,23 @@ def _refuse_jax_on_tracers(e: TypeError, f: Callable) -> None:
             "a JAX function called on an array elena_jax traces as NumPy's: inside a functionalized "
             "function, write it with NumPy (np.tanh, np.maximum(x, 0)), or call the JAX function on its "
             "results outside it" + tail) from e
+
+
+#: JAX's errors for a value of an outer transformation made concrete (np.asarray, bool, int): elena_jax
+#: itself converts none while tracing (its own tracers stand for the arguments)
+_OUTER_TRACER_ERRORS = (jax.errors.TracerArrayConversionError, jax.errors.TracerBoolConversionError,
+                        jax.errors.TracerIntegerConversionError)
+
+
+def _refuse_outer_tracers(e: TypeError) -> None:
+    """JAX's error for a value traced by an outer transformation that ``f`` takes from outside
+    (a closure under jax.jit): as elena_jax's refusal where an argument is expected, as where
+    elena_jax itself meets one (tracer.constant_value), not the conversion JAX's error names."""
+    if isinstance(e, _OUTER_TRACER_ERRORS):
+        raise UnsupportedError(
+            "cannot use a value traced by an outer JAX transformation (jax.jit, jax.grad, jax.vmap) "
+            "that a functionalized function takes from outside it; pass it as an argument instead"
+            f"\n  at {raised_at(e)}") from e
 
 
 def _raised_by_jax(e: BaseException) -> bool:

@@ -302,6 +302,28 @@ def test_outer_transformations_messages_name_what_to_do():
             jax.ShapeDtypeStruct((b, 6), jnp.float32))
 
 
+@pytest.mark.parametrize("use, data_dependent", [(lambda b, A: A @ b, False),
+                                                 (lambda b, A: np.linalg.solve(A, b), False),
+                                                 (lambda b, A: np.sort(A, axis=0)[0] + b, False),
+                                                 (lambda b, A: b if A.sum() > 0 else -b, True)])
+def test_a_value_of_an_outer_transformation_taken_from_outside_is_refused_saying_what_to_do(use, data_dependent):
+    """A JAX tracer of an outer jax.jit that the function closes over: NumPy's conversion of it
+    raised JAX's TracerArrayConversionError (TracerBoolConversionError for ``if``), which names the
+    conversion, not the fix; elena_jax's refusal says to pass it as an argument, at the user's line
+    (session 39), as where elena_jax meets such a value itself. Passed as an argument, the same code
+    runs (but for the data-dependent ``if``, refused as such)."""
+    a = jnp.array([[2.0, 1.0], [1.0, 3.0]])
+    with pytest.raises(elena_jax.UnsupportedError, match=r"outer JAX transformation .* pass it as an argument "
+                                                         r"instead\n  at .*test_api.py"):
+        jax.jit(lambda a, b: elena_jax.functionalize(lambda b: use(b, a))(b))(a, jnp.ones(2))
+    as_argument = jax.jit(elena_jax.functionalize(use))
+    if data_dependent:
+        with pytest.raises(elena_jax.ConcretizationError, match="data-dependent Python control flow"):
+            as_argument(jnp.ones(2), a)
+    else:
+        np.testing.assert_allclose(as_argument(jnp.ones(2), a), use(np.ones(2), np.asarray(a)), rtol=1e-6)
+
+
 def decode(boxes, deltas):
     w = boxes[:, 2] - boxes[:, 0]
     h = boxes[:, 3] - boxes[:, 1]
