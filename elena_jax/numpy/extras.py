@@ -1260,9 +1260,10 @@ Tracer.flat = property(_Flat, _assign_flat)
 
 
 def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
-    """``ufunc.reduceat`` with static indices: each segment ``[i, j)`` reduced, ``a[i]`` itself
-    where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied, so
-    ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``."""
+    """``ufunc.reduceat`` with indices known at trace time: each segment ``[i, j)`` reduced, ``a[i]``
+    itself where ``j <= i + 1``, as NumPy computes it (a lone element is copied: no identity applied,
+    so ``np.hypot.reduceat`` keeps its sign); the segments joined along ``axis``. Traced indices:
+    `_traced_reduceat`."""
     a = _arr(array)
     axis = V.normalize_axis(axis, a.ndim)
     if isinstance(indices, (Tracer, np.ndarray)):  # NB: an array's type must cast to intp safely, a list's not

@@ -1610,6 +1610,7 @@ for _name in ("matmul", "vecdot", "matvec", "vecmat"):
     if hasattr(np, _name):
         UFUNCS[_name] = _gufunc(getattr(np, _name))
 
+
 def _singular_raised(func):
     """``np.linalg.inv``/``solve``, which NumPy refuses with LinAlgError for a singular matrix: at
     trace time where the matrix is known then (made inside f from numbers, ``np.array([[1., 2.],
