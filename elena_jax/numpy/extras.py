@@ -1281,7 +1281,7 @@ def ufunc_reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     bad = idx[(idx < 0) | (idx >= n)]
     if bad.size:
         raise located(IndexError, f"index {bad[0]} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
-    kind = ufunc.reduceat(np.ones(1, a.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
+    kind = _reduceat_type(ufunc, a.dtype, dtype)
     runs = np.moveaxis(a, axis, -1)
     if not idx.size:
         return _into(np.moveaxis(np.zeros(runs.shape[:-1] + (0,), kind), -1, axis), out)
@@ -1309,6 +1309,11 @@ _ORDER_FREE = {"add": "biu", "multiply": "biu", "bitwise_and": "biu", "bitwise_o
                "minimum": "biuf", "fmax": "biuf", "fmin": "biuf", "gcd": "iu"}
 
 
+def _reduceat_type(ufunc, operand: np.dtype, dtype) -> np.dtype:
+    """The type of ``ufunc.reduceat``'s result, NumPy's own answer: a lone element's copy is in it too."""
+    return ufunc.reduceat(np.ones(1, operand), [0], dtype=dtype).dtype
+
+
 def _check_index_array(ndim: int, dtype: np.dtype) -> None:
     """NumPy's errors for reduceat's indices of other than one axis, or an array of them of a type
     that does not cast to intp safely (float, uint64)."""
@@ -1325,7 +1330,7 @@ def _traced_reduceat(ufunc, runs, indices, dtype):
     its length is made of (binary lifting), each part gathered from a table of the reductions of
     every run of 2**k elements. Elsewhere refused: NumPy's order of adding a float segment follows
     its length, which is data."""
-    kind = ufunc.reduceat(np.ones(1, runs.dtype), [0], dtype=dtype).dtype  # NB: a copy too is in the reduction's type
+    kind = _reduceat_type(ufunc, runs.dtype, dtype)
     if kind.kind not in _ORDER_FREE.get(ufunc.__name__, "") or runs.dtype.kind not in "biufc":
         raise ConcretizationError(
             f"np.{ufunc.__name__}.reduceat of {runs.dtype} with traced indices: its segments' lengths depend on "
